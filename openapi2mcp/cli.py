@@ -1,0 +1,75 @@
+"""The command line: `openapi2mcp generate SPEC -o OUT --name NAME`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from openapi2mcp.diagnostics import Diagnostics, Level
+from openapi2mcp.loader import LoadError
+from openapi2mcp.model import GeneratorOptions, NameStyle
+from openapi2mcp.naming import env_token
+from openapi2mcp.output import OutputError, write_package
+from openapi2mcp.pipeline import generate
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Generate MCP tool servers from OpenAPI.")
+
+EXIT_OK, EXIT_INPUT = 0, 2
+_DIST_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+
+@app.callback()
+def _root() -> None:
+    """Generate MCP tool servers from OpenAPI descriptions."""
+
+
+@app.command("generate")
+def generate_command(
+    spec: Annotated[str, typer.Argument(help="OpenAPI file (YAML or JSON) or http(s) URL")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory of the package")],
+    name: Annotated[str, typer.Option("--name", help="Distribution name, e.g. petstore")],
+    env_prefix: Annotated[str | None, typer.Option(help="Prefix of environment variables (default: NAME)")] = None,
+    name_style: Annotated[
+        str, typer.Option(help="Tool names: 'portable' [A-Za-z0-9_-]{1,64} or 'mcp' [A-Za-z0-9_.-]{1,128}")
+    ] = "portable",
+) -> None:
+    """Generate an MCP server package from SPEC into OUT."""
+    options = _options(name, env_prefix, name_style)
+    try:
+        generation = generate(spec, options)
+    except LoadError as error:
+        _fail(str(error))
+    _print_diagnostics(generation.diagnostics)
+    try:
+        write_package(out, generation.files)
+    except (OutputError, OSError) as error:
+        _fail(str(error))
+    skipped = generation.diagnostics.count(Level.ERROR)
+    typer.echo(f"{out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True)
+
+
+def _options(name: str, env_prefix: str | None, name_style: str) -> GeneratorOptions:
+    if not _DIST_NAME.fullmatch(name):
+        _fail(f"--name {name!r}: use letters, digits, '-' and '_', starting with a letter")
+    if name_style not in ("portable", "mcp"):
+        _fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
+    prefix = env_token(env_prefix or name)
+    style: NameStyle = "portable" if name_style == "portable" else "mcp"
+    return GeneratorOptions(dist_name=name, env_prefix=prefix, name_style=style)
+
+
+def _print_diagnostics(diagnostics: Diagnostics) -> None:
+    for diagnostic in diagnostics:
+        typer.echo(diagnostic.render(), err=True)
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"openapi2mcp: error: {message}", err=True)
+    raise typer.Exit(EXIT_INPUT)
+
+
+def main() -> None:
+    app()

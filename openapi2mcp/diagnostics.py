@@ -1,0 +1,70 @@
+"""Diagnostics: problems found in a spec, collected as values and printed at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Level(str, Enum):
+    """How bad a diagnostic is: errors skip an operation, warnings lose a detail."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One problem, located by a JSON pointer into the spec (`#/paths/~1pets/get`)."""
+
+    pointer: str
+    level: Level
+    message: str
+
+    def render(self) -> str:
+        return f"{self.level.value}: {self.pointer}: {self.message}"
+
+
+class SpecError(Exception):
+    """A problem that makes the current operation unusable; becomes an error diagnostic."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer}: {message}")
+        self.pointer = pointer
+        self.message = message
+
+
+@dataclass
+class Diagnostics:
+    """A collector that the pipeline stages append to."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, level: Level, pointer: str, message: str) -> None:
+        self.items.append(Diagnostic(pointer, level, message))
+
+    def error(self, pointer: str, message: str) -> None:
+        self.add(Level.ERROR, pointer, message)
+
+    def warning(self, pointer: str, message: str) -> None:
+        self.add(Level.WARNING, pointer, message)
+
+    def info(self, pointer: str, message: str) -> None:
+        self.add(Level.INFO, pointer, message)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def count(self, level: Level) -> int:
+        return sum(1 for item in self.items if item.level is level)
+
+
+def pointer_join(base: str, *parts: str | int) -> str:
+    """Append escaped reference tokens to a JSON pointer (`#/paths` + `/pets` → `#/paths/~1pets`)."""
+    tokens = [str(part).replace("~", "~0").replace("/", "~1") for part in parts]
+    return "/".join([base, *tokens])

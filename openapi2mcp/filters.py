@@ -1,0 +1,75 @@
+"""Escaping filters: the only way spec text reaches generated files."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from openapi2mcp.model import Annotations
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|])")
+
+
+def pyrepr(value: Any) -> str:
+    """A Python literal for a str, int, float, bool or None (what `repr` gives, always re-parsable)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return repr(value)
+    raise TypeError(f"pyrepr takes scalars only, not {type(value).__name__}")
+
+
+def pystr_body(value: str) -> str:
+    """Text safe inside a triple-double-quoted docstring: one line, quotes and backslashes escaped."""
+    one_line = " ".join(str(value).split())
+    return one_line.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def tomlstr(value: str) -> str:
+    """A TOML basic string (JSON's escapes are a subset of TOML's)."""
+    return json.dumps(str(value))
+
+
+def tomlkey(value: str) -> str:
+    """A TOML key: bare when it can be, else quoted."""
+    return value if re.fullmatch(r"[A-Za-z0-9_-]+", value) else tomlstr(value)
+
+
+def md_inline(value: str) -> str:
+    """Markdown text on one line with markup characters escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(value).split()))
+
+
+def md_cell(value: str) -> str:
+    """A Markdown table cell: one line, markup escaped (pipes included)."""
+    return md_inline(value)
+
+
+def md_code(value: str) -> str:
+    """Text inside a single-backtick code span (backticks cannot be escaped there)."""
+    return " ".join(str(value).split()).replace("`", "'").replace("|", "\\|")
+
+
+def env_comment(value: str) -> str:
+    return " ".join(str(value).split())
+
+
+def hint_labels(annotations: Annotations) -> str:
+    if annotations.read_only:
+        return "read-only"
+    labels = ["destructive" if annotations.destructive else "non-destructive"]
+    if annotations.idempotent:
+        labels.append("idempotent")
+    return ", ".join(labels)
+
+
+FILTERS = {
+    "pyrepr": pyrepr,
+    "pystr_body": pystr_body,
+    "tomlstr": tomlstr,
+    "tomlkey": tomlkey,
+    "md_inline": md_inline,
+    "md_cell": md_cell,
+    "md_code": md_code,
+    "env_comment": env_comment,
+    "hint_labels": hint_labels,
+}

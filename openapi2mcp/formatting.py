@@ -1,0 +1,16 @@
+"""Format generated Python in-process with black (pinned), so it can never be skipped silently."""
+
+from __future__ import annotations
+
+import black
+
+_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+
+
+def format_python(source: str) -> str:
+    return black.format_str(source, mode=_MODE)
+
+
+def format_files(files: dict[str, str]) -> dict[str, str]:
+    """Every `.py` file formatted; other files unchanged."""
+    return {path: format_python(text) if path.endswith(".py") else text for path, text in files.items()}

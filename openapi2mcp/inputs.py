@@ -1,0 +1,168 @@
+"""A tool's arguments: parameters and body fields under clash-free names, and the inputSchema."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from openapi2mcp.bodies import RawBody, choose_body, is_binary_schema
+from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
+from openapi2mcp.model import Body, BodyField, JSONSchema, Parameter
+from openapi2mcp.naming import resolve_argument_clashes
+from openapi2mcp.parameters import RawParameter, collect_parameters
+from openapi2mcp.refs import Resolver
+from openapi2mcp.schemas import SchemaConverter
+
+if TYPE_CHECKING:
+    from openapi2mcp.mapper import OperationRef
+
+_TEMPLATE_NAME = re.compile(r"{([^{}]+)}")
+WHOLE_BODY = "body"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    parameters: tuple[Parameter, ...]
+    body: Body | None
+    schema: JSONSchema
+    body_note: str
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One future argument before naming: where it goes and its converted schema."""
+
+    raw_name: str
+    location: str
+    required: bool
+    schema: JSONSchema
+    required_in_body: bool = False  # required by the body schema, however optional the body is
+
+
+def build_inputs(
+    ref: OperationRef, resolver: Resolver, converter: SchemaConverter, diagnostics: Diagnostics
+) -> Inputs:
+    path_pointer = pointer_join("#/paths", ref.path)
+    raw_parameters = collect_parameters(
+        ref.path_item.get("parameters"), ref.operation.get("parameters"),
+        path_pointer, ref.pointer, resolver, diagnostics,
+    )
+    raw_parameters = _match_path_template(ref, raw_parameters, diagnostics)
+    raw_body = choose_body(ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver)
+    slots = [_parameter_slot(parameter, converter) for parameter in raw_parameters]
+    body_properties = _flattenable(raw_body, converter)
+    slots += _body_slots(raw_body, body_properties, converter)
+    names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots])
+    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, names, strict=False))
+    body_names = names[len(raw_parameters):]
+    body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
+    return Inputs(parameters, body, _object_schema(slots, names, raw_body), _body_note(raw_body))
+
+
+def _match_path_template(
+    ref: OperationRef, parameters: list[RawParameter], diagnostics: Diagnostics
+) -> list[RawParameter]:
+    """Every `{name}` of the path needs a path parameter; extra path parameters are dropped."""
+    in_template = set(_TEMPLATE_NAME.findall(ref.path))
+    declared = {p.name for p in parameters if p.location == "path"}
+    missing = sorted(in_template - declared)
+    if missing:
+        raise SpecError(ref.pointer, f"path parameter(s) {missing} of {ref.path!r} are not declared")
+    unused = sorted(declared - in_template)
+    if unused:
+        diagnostics.warning(ref.pointer, f"path parameter(s) {unused} are not in the path template; dropped")
+    return [p for p in parameters if p.location != "path" or p.name in in_template]
+
+
+def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slot:
+    schema = dict(converter.input_schema(parameter.schema, parameter.schema_pointer))
+    notes = [parameter.description.strip()] if parameter.description.strip() else []
+    if parameter.deprecated:
+        notes.append("Deprecated.")
+    if notes and "description" not in schema:
+        schema["description"] = " ".join(notes)
+    elif parameter.deprecated:
+        schema["description"] = f"{schema['description']} Deprecated."
+    return _Slot(parameter.name, parameter.location, parameter.required, schema)
+
+
+def _flattenable(raw_body: RawBody | None, converter: SchemaConverter) -> tuple[dict[str, Any], set[str]] | None:
+    if raw_body is None or raw_body.kind not in ("json", "form", "multipart"):
+        return None
+    found = converter.object_properties(raw_body.schema, raw_body.schema_pointer)
+    return found if found is not None and found[0] else None
+
+
+def _body_slots(
+    raw_body: RawBody | None, properties: tuple[dict[str, Any], set[str]] | None, converter: SchemaConverter
+) -> list[_Slot]:
+    if raw_body is None:
+        return []
+    if properties is None:
+        schema = dict(converter.input_schema(raw_body.schema, raw_body.schema_pointer))
+        if raw_body.description and "description" not in schema:
+            schema["description"] = raw_body.description
+        return [_Slot(WHOLE_BODY, "body", raw_body.required, schema)]
+    fields, required = properties
+    base = pointer_join(raw_body.schema_pointer, "properties")
+    return [
+        _Slot(name, "body", raw_body.required and name in required,
+              converter.input_schema(schema, pointer_join(base, name)), name in required)
+        for name, schema in fields.items()
+    ]
+
+
+def _bind_body(
+    raw_body: RawBody, properties: tuple[dict[str, Any], set[str]] | None, names: list[str], resolver: Resolver
+) -> Body:
+    if properties is None:
+        return Body(raw_body.media_type, raw_body.kind, raw_body.required, argument=names[0],
+                    binary=raw_body.kind == "binary" or is_binary_schema(raw_body.schema, resolver, raw_body.schema_pointer))
+    fields, required = properties
+    base = pointer_join(raw_body.schema_pointer, "properties")
+    bound = []
+    for (name, schema), argument in zip(fields.items(), names, strict=True):
+        encoding = raw_body.encoding.get(name)
+        encoding = encoding if isinstance(encoding, dict) else {}
+        explode = encoding.get("explode")
+        bound.append(BodyField(
+            argument=argument, name=name, required=name in required,
+            binary=raw_body.kind == "multipart" and is_binary_schema(schema, resolver, pointer_join(base, name)),
+            content_type=encoding.get("contentType") if isinstance(encoding.get("contentType"), str) else None,
+            style=encoding.get("style") if isinstance(encoding.get("style"), str) else None,
+            explode=explode if isinstance(explode, bool) else None,
+        ))
+    return Body(raw_body.media_type, raw_body.kind, raw_body.required, fields=tuple(bound))
+
+
+def _object_schema(slots: list[_Slot], names: list[str], raw_body: RawBody | None) -> JSONSchema:
+    schema: JSONSchema = {
+        "type": "object",
+        "properties": {name: slot.schema for slot, name in zip(slots, names, strict=True)},
+    }
+    required = [name for slot, name in zip(slots, names, strict=True) if slot.required]
+    if required:
+        schema["required"] = required
+    dependent = _optional_body_rule(slots, names, raw_body)
+    if dependent:
+        schema["dependentRequired"] = dependent
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _optional_body_rule(slots: list[_Slot], names: list[str], raw_body: RawBody | None) -> dict[str, list[str]]:
+    """An optional object body may be left out, but once any field is given its required ones are due."""
+    if raw_body is None or raw_body.required:
+        return {}
+    in_body = [(slot, name) for slot, name in zip(slots, names, strict=True) if slot.location == "body"]
+    due = [name for slot, name in in_body if slot.required_in_body]
+    rule = {name: [other for other in due if other != name] for _, name in in_body}
+    return {name: others for name, others in rule.items() if others}
+
+
+def _body_note(raw_body: RawBody | None) -> str:
+    if raw_body is None or not raw_body.alternatives:
+        return ""
+    others = ", ".join(raw_body.alternatives)
+    return f"Request body is sent as {raw_body.media_type} (the API also accepts {others})."

@@ -1,0 +1,130 @@
+"""Load a spec document (path or http(s) URL, YAML or JSON) into plain JSON-compatible data."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+
+JSON = Any
+_FETCH_TIMEOUT_SECONDS = 30.0
+
+
+class LoadError(Exception):
+    """The spec cannot be read at all: the message names the file and, where known, the line."""
+
+
+class _StringDateLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader without the timestamp resolver: dates stay strings, as in JSON."""
+
+
+_StringDateLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def is_url(source: str) -> bool:
+    return source.startswith(("http://", "https://"))
+
+
+def load_source(source: str) -> tuple[JSON, str]:
+    """Read a path or URL; return the parsed document and the text's name for messages."""
+    if is_url(source):
+        return parse_text(_fetch(source), source), source
+    path = Path(source)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise LoadError(f"{source}: cannot read the file: {exc.strerror or exc}") from None
+    return parse_text(_decode(raw, source), source), source
+
+
+def _fetch(url: str) -> str:
+    try:
+        response = httpx.get(url, timeout=_FETCH_TIMEOUT_SECONDS, follow_redirects=True)
+    except httpx.HTTPError as exc:
+        raise LoadError(f"{url}: cannot fetch the spec: {exc}") from None
+    if response.status_code >= 400:
+        raise LoadError(f"{url}: cannot fetch the spec: HTTP {response.status_code}")
+    return _decode(response.content, url)
+
+
+def _decode(raw: bytes, name: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoadError(f"{name}: not UTF-8 text (byte {exc.start}): {exc.reason}") from None
+
+
+def parse_text(text: str, name: str) -> JSON:
+    """Parse JSON or YAML text; YAML that PyYAML rejects is retried with a YAML 1.2 parser."""
+    stripped = text.lstrip()
+    if stripped.startswith(("{", "[")):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if not name.lower().endswith((".yaml", ".yml")):
+                raise LoadError(f"{name}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    return _parse_yaml(text, name)
+
+
+def _parse_yaml(text: str, name: str) -> JSON:
+    try:
+        data = yaml.load(text, Loader=_StringDateLoader)  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        data = _parse_yaml_1_2(text)
+        if data is None:
+            raise LoadError(f"{name}:{_yaml_position(exc)} invalid YAML: {_yaml_problem(exc)}") from None
+    return _to_json(data)
+
+
+def _parse_yaml_1_2(text: str) -> JSON | None:
+    """ruamel.yaml reads YAML 1.2 that PyYAML (YAML 1.1) rejects; None when it fails too."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    parser = YAML(typ="safe", pure=True)
+    try:
+        return parser.load(text)
+    except (YAMLError, ValueError):
+        return None
+
+
+def _yaml_position(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    if mark is None:
+        return ""
+    return f"{mark.line + 1}:{mark.column + 1}:"
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    problem = getattr(exc, "problem", None)
+    return str(problem) if problem else str(exc).splitlines()[0]
+
+
+def _to_json(node: JSON) -> JSON:
+    """Make YAML data JSON-compatible: string keys, ISO dates, no sets or bytes."""
+    if isinstance(node, dict):
+        return {_key(key): _to_json(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_to_json(item) for item in node]
+    if isinstance(node, datetime.date | datetime.datetime):
+        return node.isoformat()
+    if isinstance(node, bytes):
+        return node.decode("latin-1")
+    if isinstance(node, set | frozenset | tuple):
+        return [_to_json(item) for item in node]
+    return node
+
+
+def _key(key: object) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, datetime.date):
+        return key.isoformat()
+    return key if isinstance(key, str) else str(key)

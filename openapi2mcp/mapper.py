@@ -1,0 +1,165 @@
+"""Map each operation of a loaded OAS 3.x document to a `Tool`, or to diagnostics."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
+from openapi2mcp.hints import annotations_for
+from openapi2mcp.inputs import build_inputs
+from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions, SecurityScheme, Tool
+from openapi2mcp.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
+from openapi2mcp.outputs import build_output
+from openapi2mcp.refs import Resolver
+from openapi2mcp.schemas import SchemaConverter
+from openapi2mcp.security import map_requirements, map_schemes
+from openapi2mcp.servers import default_base_url
+from openapi2mcp.validation import check_operation
+
+_DESCRIPTION_LIMIT = 4000
+
+
+@dataclass(frozen=True)
+class OperationRef:
+    """Where one operation sits in the document."""
+
+    path: str
+    method: str
+    pointer: str
+    path_item: dict[str, Any]
+    operation: dict[str, Any]
+
+
+def map_document(
+    document: dict[str, Any], options: GeneratorOptions, diagnostics: Diagnostics, source: str = ""
+) -> ApiModel:
+    """The whole model: API metadata, security schemes and one tool per usable operation."""
+    resolver = Resolver(document)
+    version = str(document.get("openapi", "3.0"))
+    converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
+    schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
+    tools = []
+    for ref in iter_operations(document, resolver, diagnostics):
+        try:
+            tools.append(_map_operation(ref, document, resolver, converter, schemes, options, diagnostics))
+        except SpecError as error:
+            diagnostics.error(error.pointer, f"{error.message}; operation skipped")
+    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    return ApiModel(
+        title=str(info.get("title") or options.dist_name),
+        version=str(info.get("version") or "0.0.0"),
+        description=str(info.get("description") or ""),
+        default_base_url=default_base_url(document, source, diagnostics),
+        security_schemes=tuple(schemes.values()),
+        tools=_with_unique_names(tools, options),
+    )
+
+
+def iter_operations(document: dict[str, Any], resolver: Resolver, diagnostics: Diagnostics) -> Iterator[OperationRef]:
+    """Operations in document order, methods in a fixed order; `x-mcp: false` ones left out."""
+    if document.get("x-mcp") is False:
+        diagnostics.info("#", "x-mcp: false at the root: no tools")
+        return
+    paths = document.get("paths")
+    if not isinstance(paths, dict):
+        diagnostics.warning("#/paths", "the spec has no `paths`: no tools")
+        return
+    for path, raw_item in paths.items():
+        path_pointer = pointer_join("#/paths", path)
+        try:
+            item, _ = resolver.deref(raw_item, path_pointer)
+        except SpecError as error:
+            diagnostics.error(error.pointer, f"{error.message}; path skipped")
+            continue
+        if not isinstance(item, dict) or item.get("x-mcp") is False:
+            continue
+        for method in METHOD_ORDER:
+            operation = item.get(method)
+            if operation is None:
+                continue
+            pointer = pointer_join(path_pointer, method)
+            if not isinstance(operation, dict):
+                diagnostics.error(pointer, "an operation must be an object; operation skipped")
+            elif operation.get("x-mcp") is False:
+                diagnostics.info(pointer, "x-mcp: false: left out")
+            else:
+                yield OperationRef(path, method, pointer, item, operation)
+
+
+def _map_operation(
+    ref: OperationRef, document: dict[str, Any], resolver: Resolver, converter: SchemaConverter,
+    schemes: dict[str, SecurityScheme], options: GeneratorOptions, diagnostics: Diagnostics,
+) -> Tool:
+    if "?" in ref.path or "#" in ref.path:
+        raise SpecError(ref.pointer, f"path {ref.path!r} contains '?' or '#', which a path template cannot")
+    check_operation(ref.operation, ref.pointer, document)
+    operation, x_mcp = ref.operation, _x_mcp(ref.operation, ref.pointer, diagnostics)
+    operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
+    raw_name = x_mcp.get("name") or operation_id or fallback_raw_name(ref.method, ref.path)
+    name = tool_name(str(raw_name), options.name_style)
+    summary = _text(operation.get("summary"))
+    title = _text(x_mcp.get("title")) or summary or humanize(name)
+    inputs = build_inputs(ref, resolver, converter, diagnostics)
+    output = build_output(operation.get("responses"), ref.pointer, resolver, converter)
+    raw_security = operation["security"] if "security" in operation else document.get("security")
+    return Tool(
+        name=name,
+        title=title,
+        description=_description(x_mcp, summary, operation, ref, inputs.body_note),
+        method=ref.method.upper(),
+        path=ref.path,
+        pointer=ref.pointer,
+        operation_id=operation_id,
+        parameters=inputs.parameters,
+        body=inputs.body,
+        input_schema=inputs.schema,
+        output_schema=output.schema,
+        output_wrapped=output.wrapped,
+        annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
+        security=map_requirements(raw_security, schemes, pointer_join(ref.pointer, "security"), diagnostics),
+        tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
+    )
+
+
+def _x_mcp(operation: dict[str, Any], pointer: str, diagnostics: Diagnostics) -> dict[str, Any]:
+    value = operation.get("x-mcp")
+    if value is None or value is True:
+        return {}
+    if not isinstance(value, dict):
+        diagnostics.warning(pointer_join(pointer, "x-mcp"), "x-mcp must be an object or false; ignored")
+        return {}
+    return value
+
+
+def _text(value: Any) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _description(
+    x_mcp: dict[str, Any], summary: str, operation: dict[str, Any], ref: OperationRef, body_note: str
+) -> str:
+    override = x_mcp.get("description")
+    if isinstance(override, str) and override.strip():
+        parts = [override.strip()]
+    else:
+        detail = operation.get("description")
+        parts = [part for part in (summary, detail.strip() if isinstance(detail, str) else "") if part]
+        if len(parts) == 2 and parts[1].startswith(parts[0]):
+            parts = [parts[1]]
+    text = "\n\n".join(parts)
+    if len(text) > _DESCRIPTION_LIMIT:
+        text = text[: _DESCRIPTION_LIMIT - 1].rstrip() + "…"
+    footer = f"HTTP: {ref.method.upper()} {ref.path}" + (f"\n{body_note}" if body_note else "")
+    return f"{text}\n\n{footer}" if text else footer
+
+
+def _with_unique_names(tools: list[Tool], options: GeneratorOptions) -> tuple[Tool, ...]:
+    candidates = [(tool.name, f"{tool.method} {tool.path}") for tool in tools]
+    names = unique_tool_names(candidates, options.name_style)
+    return tuple(
+        tool if tool.name == name else dataclasses.replace(tool, name=name)
+        for tool, name in zip(tools, names, strict=True)
+    )

@@ -1,0 +1,134 @@
+"""The intermediate model: what the mapper produces and the renderer consumes.
+
+Frozen dataclasses only; templates never see parser objects. JSON schemas are plain dicts that
+are already converted to what MCP clients receive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+JSONSchema = dict[str, Any]
+Location = Literal["path", "query", "header", "cookie"]
+BodyKind = Literal["json", "form", "multipart", "binary", "text"]
+NameStyle = Literal["portable", "mcp"]
+
+METHOD_ORDER = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A path, query, header or cookie parameter, bound to one tool argument."""
+
+    argument: str
+    name: str
+    location: Location
+    required: bool
+    style: str
+    explode: bool
+    allow_reserved: bool = False
+    content_type: str | None = None  # a parameter described by `content` (serialized as JSON)
+
+
+@dataclass(frozen=True)
+class BodyField:
+    """One top-level property of a flattened object body, bound to one tool argument."""
+
+    argument: str
+    name: str
+    required: bool
+    binary: bool = False  # a base64 argument sent as bytes (multipart file part)
+    content_type: str | None = None  # multipart part type from the encoding object
+    style: str | None = None  # form/multipart encoding style for arrays and objects
+    explode: bool | None = None
+
+
+@dataclass(frozen=True)
+class Body:
+    """The request body: either flattened `fields`, or one whole-body `argument`."""
+
+    media_type: str
+    kind: BodyKind
+    required: bool
+    fields: tuple[BodyField, ...] = ()
+    argument: str | None = None
+    binary: bool = False  # the whole-body argument is base64 for raw bytes
+
+
+@dataclass(frozen=True)
+class Annotations:
+    title: str
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    open_world: bool = True
+
+
+@dataclass(frozen=True)
+class SchemeUse:
+    """One scheme of a security requirement, with the scopes the operation asks for."""
+
+    scheme: str
+    scopes: tuple[str, ...] = ()
+
+
+# A requirement is satisfied when every scheme in it is; an operation lists alternatives.
+Requirement = tuple[SchemeUse, ...]
+
+
+@dataclass(frozen=True)
+class SecurityScheme:
+    """A security scheme and the environment variables that carry its credentials."""
+
+    key: str
+    kind: Literal["apiKey", "http", "oauth2", "openIdConnect", "mutualTLS"]
+    env: dict[str, str]  # role ("key", "token", "username", ...) → variable name
+    location: Location | None = None  # apiKey only
+    parameter_name: str | None = None  # apiKey only
+    http_scheme: str | None = None  # http only: "bearer", "basic", ...
+    token_url: str | None = None  # oauth2 client credentials only
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    title: str
+    description: str
+    method: str
+    path: str
+    pointer: str
+    operation_id: str | None
+    parameters: tuple[Parameter, ...]
+    body: Body | None
+    input_schema: JSONSchema
+    output_schema: JSONSchema | None
+    output_wrapped: bool
+    annotations: Annotations
+    security: tuple[Requirement, ...] | None  # None: no requirement at all; () never happens
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiModel:
+    title: str
+    version: str
+    description: str
+    default_base_url: str
+    security_schemes: tuple[SecurityScheme, ...]
+    tools: tuple[Tool, ...]
+
+
+@dataclass(frozen=True)
+class GeneratorOptions:
+    """What the user chose on the command line."""
+
+    dist_name: str
+    env_prefix: str
+    name_style: NameStyle = "portable"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def package_name(self) -> str:
+        return self.dist_name.replace("-", "_")

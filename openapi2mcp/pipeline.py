@@ -1,0 +1,41 @@
+"""load → map → render → format: the whole generation, in memory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from openapi2mcp.diagnostics import Diagnostics
+from openapi2mcp.formatting import format_files
+from openapi2mcp.loader import LoadError, load_source
+from openapi2mcp.mapper import map_document
+from openapi2mcp.model import ApiModel, GeneratorOptions
+from openapi2mcp.render import render_package
+
+
+@dataclass(frozen=True)
+class Generation:
+    model: ApiModel
+    files: dict[str, str]
+    diagnostics: Diagnostics
+
+
+def check_version(document: Any, source: str) -> None:
+    if not isinstance(document, dict):
+        raise LoadError(f"{source}: not an OpenAPI document (the top level is not a mapping)")
+    version = document.get("openapi")
+    if isinstance(version, str) and version.startswith(("3.0", "3.1")):
+        return
+    if document.get("swagger") is not None:
+        raise LoadError(f"{source}: Swagger {document.get('swagger')} is not supported yet (OpenAPI 3.0/3.1 only)")
+    raise LoadError(f"{source}: not an OpenAPI 3.0 or 3.1 document (`openapi: {version!r}`)")
+
+
+def generate(source: str, options: GeneratorOptions) -> Generation:
+    """Raise LoadError when the spec cannot be read; everything else becomes diagnostics."""
+    document, name = load_source(source)
+    check_version(document, name)
+    diagnostics = Diagnostics()
+    model = map_document(document, options, diagnostics, source=name)
+    files = format_files(render_package(model, options))
+    return Generation(model, files, diagnostics)
