@@ -8,7 +8,7 @@ from typing import Any
 
 from openapi2mcp.model import Annotations
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
 
 
 def pyrepr(value: Any) -> str:

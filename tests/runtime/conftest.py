@@ -1,0 +1,353 @@
+"""Shared fixtures for the generated server's runtime (templates/package/*.py).
+
+The runtime modules are imported from templates/package as the submodules of a synthetic package,
+exactly as they sit inside a generated package (`from . import serialize` works). The upstream is
+a real HTTP server on 127.0.0.1 (ephemeral port) that records each raw request.
+"""
+
+from __future__ import annotations
+
+import importlib
+import socket
+import sys
+import threading
+import time
+import types
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+import pytest
+
+TEMPLATE_PACKAGE = Path(__file__).resolve().parents[2] / "templates" / "package"
+_PACKAGE = "openapi2mcp_template_package"
+
+
+def template_module(name: str) -> Any:
+    """`templates/package/<name>.py`, imported as a submodule of a package (no __init__ runs)."""
+    if _PACKAGE not in sys.modules:
+        package = types.ModuleType(_PACKAGE)
+        package.__path__ = [str(TEMPLATE_PACKAGE)]
+        sys.modules[_PACKAGE] = package
+    return importlib.import_module(f"{_PACKAGE}.{name}")
+
+
+runtime = template_module("runtime")
+serialize = template_module("serialize")
+
+
+# ---- the recording upstream --------------------------------------------------------------------
+
+
+@dataclass
+class Recorded:
+    method: str
+    target: str  # the raw request target, exactly as sent
+    headers: list[tuple[str, str]]  # raw, in order (values decoded as latin-1)
+    body: bytes
+
+    @property
+    def path(self) -> str:
+        return self.target.partition("?")[0]
+
+    @property
+    def query(self) -> str:
+        return self.target.partition("?")[2]
+
+    def header(self, name: str) -> str | None:
+        values = self.all(name)
+        return values[0] if values else None
+
+    def all(self, name: str) -> list[str]:
+        return [value for key, value in self.headers if key.lower() == name.lower()]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b"{}"
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "application/json"})
+    delay: float = 0.0
+
+
+class Upstream:
+    def __init__(self, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.requests: list[Recorded] = []
+        self.responder: Callable[[Recorded], Reply] = lambda _: Reply()
+
+    def reply(
+        self,
+        status: int = 200,
+        body: bytes | str = b"{}",
+        content_type: str | None = "application/json",
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        data = body.encode() if isinstance(body, str) else body
+        all_headers = {"Content-Type": content_type} if content_type else {}
+        all_headers.update(headers or {})
+        self.responder = lambda _: Reply(status, data, all_headers, delay)
+
+    @property
+    def last(self) -> Recorded:
+        assert self.requests, "the upstream received no request"
+        return self.requests[-1]
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        record = Recorded(self.command, self.path, list(self.headers.items()), body)
+        upstream = self.server.upstream
+        upstream.requests.append(record)
+        reply = upstream.responder(record)
+        if reply.delay:
+            time.sleep(reply.delay)
+        self.send_response(reply.status)
+        for key, value in reply.headers.items():
+            self.send_header(key, value)
+        if "Content-Length" not in reply.headers:
+            self.send_header("Content-Length", str(len(reply.body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(reply.body)
+
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    upstream: Upstream
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients that time out and hang up are part of the tests
+
+
+@pytest.fixture
+def upstream() -> Iterator[Upstream]:
+    server = _Server(("127.0.0.1", 0), _Handler)
+    server.upstream = Upstream(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.upstream
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+# ---- tool data ---------------------------------------------------------------------------------
+
+
+def param(
+    arg: str,
+    location: str,
+    schema: dict[str, Any],
+    *,
+    name: str | None = None,
+    required: bool = False,
+    style: str | None = None,
+    explode: bool | None = None,
+    allow_reserved: bool = False,
+    content_type: str | None = None,
+) -> dict[str, Any]:
+    if style is None:
+        style = {"path": "simple", "header": "simple"}.get(location, "form")
+    if explode is None:
+        explode = style == "form"
+    return {
+        "arg": arg, "name": name or arg, "in": location, "required": required or location == "path",
+        "style": style, "explode": explode, "allowReserved": allow_reserved,
+        "contentType": content_type, "schema": schema,
+    }  # fmt: skip
+
+
+def body_field(
+    arg: str,
+    schema: dict[str, Any],
+    *,
+    name: str | None = None,
+    required: bool = False,
+    binary: bool = False,
+    content_type: str | None = None,
+    style: str | None = None,
+    explode: bool | None = None,
+) -> dict[str, Any]:
+    return {
+        "arg": arg, "name": name or arg, "required": required, "binary": binary,
+        "contentType": content_type, "style": style, "explode": explode, "schema": schema,
+    }  # fmt: skip
+
+
+def body(
+    media_type: str,
+    kind: str,
+    *,
+    fields: tuple[dict[str, Any], ...] = (),
+    arg: str | None = None,
+    arg_schema: dict[str, Any] | None = None,
+    binary: bool = False,
+    required: bool = False,
+) -> dict[str, Any]:
+    return {
+        "mediaType": media_type, "kind": kind, "required": required, "fields": list(fields),
+        "arg": arg, "binary": binary, "argSchema": arg_schema,
+    }  # fmt: skip
+
+
+def tool(
+    name: str,
+    method: str,
+    path: str,
+    *,
+    params: tuple[dict[str, Any], ...] = (),
+    request_body: dict[str, Any] | None = None,
+    security: list[list[str]] | None = None,
+    output_schema: dict[str, Any] | None = None,
+    wrapped: bool = False,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(wire tool, route) in the tool_data.json format; the input schema is built from the parts."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for p in params:
+        properties[p["arg"]] = p["schema"]
+        required += [p["arg"]] if p["required"] else []
+    route_body = None
+    if request_body is not None:
+        route_body = {k: v for k, v in request_body.items() if k != "argSchema"}
+        route_body["fields"] = []
+        for f in request_body["fields"]:
+            properties[f["arg"]] = f["schema"]
+            required += [f["arg"]] if f["required"] and request_body["required"] else []
+            route_body["fields"].append({k: v for k, v in f.items() if k != "schema"})
+        if request_body["arg"]:
+            properties[request_body["arg"]] = request_body["argSchema"] or {}
+            required += [request_body["arg"]] if request_body["required"] else []
+    input_schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        input_schema["required"] = required
+    input_schema["additionalProperties"] = False
+    wire: dict[str, Any] = {
+        "name": name,
+        "title": name,
+        "description": f"{method} {path}",
+        "inputSchema": input_schema,
+    }
+    if output_schema is not None:
+        wire["outputSchema"] = output_schema
+    wire["annotations"] = {"title": name, "readOnlyHint": method in ("GET", "HEAD")}
+    route = {
+        "method": method,
+        "path": path,
+        "params": [{k: v for k, v in p.items() if k != "schema"} for p in params],
+        "body": route_body,
+        "security": [[{"scheme": s, "scopes": []} for s in alt] for alt in (security or [])],
+        "wrapped": wrapped,
+        "hasOutputSchema": output_schema is not None,
+    }
+    return wire, route
+
+
+SCHEMES: dict[str, Any] = {
+    "api_key": {"type": "apiKey", "in": "header", "name": "X-API-Key", "env": {"key": "T_API_KEY_KEY"}},
+    "query_key": {"type": "apiKey", "in": "query", "name": "api_key", "env": {"key": "T_QUERY_KEY_KEY"}},
+    "cookie_key": {"type": "apiKey", "in": "cookie", "name": "sid", "env": {"key": "T_COOKIE_KEY_KEY"}},
+    "bearer": {"type": "http", "scheme": "bearer", "env": {"token": "T_BEARER_TOKEN"}},
+    "basic": {
+        "type": "http",
+        "scheme": "basic",
+        "env": {"username": "T_BASIC_USERNAME", "password": "T_BASIC_PASSWORD"},
+    },
+    "oauth": {
+        "type": "oauth2",
+        "tokenUrl": "/oauth/token",
+        "env": {
+            "token": "T_OAUTH_TOKEN",
+            "client_id": "T_OAUTH_CLIENT_ID",
+            "client_secret": "T_OAUTH_CLIENT_SECRET",
+            "scopes": "T_OAUTH_SCOPES",
+            "token_url": "T_OAUTH_TOKEN_URL",
+        },
+    },
+    "oidc": {"type": "openIdConnect", "env": {"token": "T_OIDC_TOKEN"}},
+}
+
+
+def tool_data(*tools: tuple[dict[str, Any], dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "format": 1,
+        "server": {"name": "t-server", "version": "1.2.3", "title": "Test API"},
+        "tools": [wire for wire, _ in tools],
+        "routes": {wire["name"]: route for wire, route in tools},
+        "securitySchemes": SCHEMES,
+    }
+
+
+# ---- running the runtime -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+Make = Callable[..., Any]
+
+
+@pytest.fixture
+async def make_runtime(upstream: Upstream) -> AsyncIterator[Make]:
+    """make(data, env=None, base_url=None) → a ToolRuntime against the upstream (closed after)."""
+    made: list[Any] = []
+
+    def make(data: dict[str, Any], env: dict[str, str] | None = None, base_url: str | None = None) -> Any:
+        environment = {"T_BASE_URL": base_url or upstream.url + "/api/v1", "T_TIMEOUT": "5"}
+        environment.update(env or {})
+        settings = runtime.Settings.from_env(environment, prefix="T")
+        made.append(runtime.ToolRuntime(data, settings))
+        return made[-1]
+
+    yield make
+    for tools in made:
+        await tools.aclose()
+
+
+async def call(tools: Any, name: str, arguments: dict[str, Any] | None = None) -> Any:
+    """tools/call through the handler the server registers."""
+    params = mcp_types.CallToolRequestParams(name=name, arguments=arguments)
+    return await tools.on_call_tool(None, params)
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+def mcp_server(tools: Any) -> Any:
+    """A low-level MCP server answered by the runtime, as the generated server.py builds it."""
+    from mcp.server import Server
+
+    return Server(
+        "t-server",
+        version="1.2.3",
+        on_list_tools=tools.on_list_tools,
+        on_call_tool=tools.on_call_tool,
+    )
