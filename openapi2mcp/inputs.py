@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 _TEMPLATE_NAME = re.compile(r"{([^{}]+)}")
 WHOLE_BODY = "body"
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,8 @@ def build_inputs(
     body_properties = _flattenable(raw_body, converter)
     slots += _body_slots(raw_body, body_properties, converter)
     names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots])
-    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, names, strict=False))
-    body_names = names[len(raw_parameters):]
+    parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
+    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
     body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
     return Inputs(parameters, body, _object_schema(slots, names, raw_body), _body_note(raw_body))
 
@@ -76,14 +77,14 @@ def _match_path_template(
 
 
 def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slot:
+    """The parameter's own description first, then its schema's, then a deprecation note."""
     schema = dict(converter.input_schema(parameter.schema, parameter.schema_pointer))
-    notes = [parameter.description.strip()] if parameter.description.strip() else []
+    notes = [parameter.description.strip(), str(schema.get("description") or "").strip()]
     if parameter.deprecated:
         notes.append("Deprecated.")
-    if notes and "description" not in schema:
-        schema["description"] = " ".join(notes)
-    elif parameter.deprecated:
-        schema["description"] = f"{schema['description']} Deprecated."
+    text = " ".join(dict.fromkeys(note for note in notes if note))
+    if text:
+        schema["description"] = text
     return _Slot(parameter.name, parameter.location, parameter.required, schema)
 
 
@@ -138,6 +139,7 @@ def _bind_body(
 
 def _object_schema(slots: list[_Slot], names: list[str], raw_body: RawBody | None) -> JSONSchema:
     schema: JSONSchema = {
+        "$schema": JSON_SCHEMA_DIALECT,
         "type": "object",
         "properties": {name: slot.schema for slot, name in zip(slots, names, strict=True)},
     }

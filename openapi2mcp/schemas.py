@@ -31,7 +31,7 @@ Decisions:
   `OUTPUT_DEPTH` levels (deeper objects become `{}` with their description), fewer when the result
   would list more than `OUTPUT_BUDGET` properties.
 - Titles are dropped (component names add size; descriptions carry the meaning). Input schemas keep
-  one short scalar example as `examples`, and say "Deprecated." in the description.
+  one short string or number example as `examples`, and say "Deprecated." in the description.
 - Results share nested dicts with each other and with the cache (that is what makes large specs
   fast): the top-level dict returned is fresh, everything below it must be treated as read-only.
 """
@@ -61,7 +61,8 @@ _TYPES = ("string", "number", "integer", "boolean", "array", "object")
 _SUBSCHEMA = frozenset({"items", "additionalProperties", "not", "contains", "propertyNames"})
 _SUBSCHEMA_LISTS = frozenset({"anyOf", "oneOf", "prefixItems"})
 _LOCATED = _SUBSCHEMA | _SUBSCHEMA_LISTS | {"patternProperties"}
-_OUTPUT_KEYWORDS = frozenset({"description", "items", "prefixItems", "additionalProperties", "anyOf", "oneOf"})
+_OUTPUT_KEYWORDS = frozenset({"description", "items", "prefixItems", "additionalProperties", "anyOf",
+                              "oneOf"})
 _CONSTRAINTS = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "not"})
 _LIFTED = ("description", "default", "examples")
 _ANNOTATIONS = frozenset({"description", "summary", "title", "default", "example", "examples", "deprecated",
@@ -165,7 +166,17 @@ class SchemaConverter:
             return self._run(schema, pointer, out=False, scc_once=True)
 
     def output_schema(self, schema: JSON, pointer: str) -> dict[str, Any]:
-        """A tolerant schema of a response. Nested dicts are shared: do not mutate them."""
+        """A tolerant schema of a response. Nested dicts are shared: do not mutate them.
+
+        A root that is certainly an object gets `"type": "object"` even when it is an anyOf, as MCP
+        wants of an outputSchema; the caller wraps other roots.
+        """
+        result = self._tolerant(schema, pointer)
+        if "type" not in result and self.is_object_schema(schema, pointer):
+            return {"type": "object", **result}
+        return result
+
+    def _tolerant(self, schema: JSON, pointer: str) -> Schema:
         for depth in range(OUTPUT_DEPTH, 1, -1):
             try:
                 return self._run(schema, pointer, out=True, depth=depth, budget=OUTPUT_BUDGET)
@@ -307,7 +318,10 @@ class SchemaConverter:
         return {**out, "required": names} if names else out
 
     def _single(self, out: Schema, key: str, value: JSON, pointer: str) -> None:
-        if key == "additionalProperties" and value is False:
+        if key == "items" and isinstance(value, list):  # the draft-4 tuple form
+            self._warn(pointer, "items is a list (tuple form); it becomes prefixItems")
+            self._list(out, "prefixItems", value, pointer, False)
+        elif key == "additionalProperties" and value is False:
             if not self._out:
                 out[key] = False
         elif key != "not" or not self._out:
@@ -360,7 +374,7 @@ class SchemaConverter:
             notes["description"] = description
         examples = node.get("examples")
         example = node.get("example", examples[0] if isinstance(examples, list) and examples else None)
-        if isinstance(example, str | int | float) and len(json.dumps(example)) <= EXAMPLE_LIMIT:
+        if (isinstance(example, str) or _is_number(example)) and len(json.dumps(example)) <= EXAMPLE_LIMIT:
             notes["examples"] = [example]
         return notes
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.refs import Resolver
@@ -141,7 +142,8 @@ def test_constraint_siblings_of_a_ref_apply_in_31_and_are_ignored_in_30() -> Non
 
 
 def test_boolean_exclusive_bounds_of_30_become_numeric_bounds() -> None:
-    schema = {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 9, "exclusiveMaximum": False}
+    schema = {"type": "number", "minimum": 0, "exclusiveMinimum": True,
+              "maximum": 9, "exclusiveMaximum": False}
     result = to_input(schema)
     assert result == {"type": "number", "exclusiveMinimum": 0, "maximum": 9}
     assert [valid(result, value) for value in (0, 0.5, 9, 9.5)] == [False, True, True, False]
@@ -166,14 +168,19 @@ def test_deprecated_schemas_say_so_in_their_description() -> None:
     assert to_input({"type": "string", "deprecated": True, "description": "Old id."}) == {
         "type": "string", "description": "Deprecated. Old id.",
     }
-    assert to_input({"type": "string", "deprecated": True}) == {"type": "string", "description": "Deprecated."}
+    assert to_input({"type": "string", "deprecated": True}) == {
+        "type": "string", "description": "Deprecated.",
+    }
 
 
 def test_a_short_scalar_example_is_kept_as_examples_and_others_are_dropped() -> None:
     assert to_input({"type": "string", "example": "cus_123"}) == {"type": "string", "examples": ["cus_123"]}
-    assert to_input({"type": "integer", "examples": [7, 8]}, version="3.1") == {"type": "integer", "examples": [7]}
+    assert to_input({"type": "integer", "examples": [7, 8]}, version="3.1") == {
+        "type": "integer", "examples": [7],
+    }
     assert to_input({"type": "string", "example": "x" * 100}) == {"type": "string"}
     assert to_input({"type": "object", "example": {"a": 1}}) == {"type": "object"}
+    assert to_input({"type": "boolean", "example": True}) == {"type": "boolean"}
 
 
 def test_read_only_properties_are_removed_from_input_objects_and_their_required() -> None:
@@ -219,6 +226,15 @@ def test_boolean_schemas_become_objects_and_true_ones_are_dropped() -> None:
     }
 
 
+def test_items_in_tuple_form_become_prefix_items_with_a_warning() -> None:
+    converter, diagnostics = make()
+    pair = [{"type": "string"}, {"type": "integer"}]
+    result = converter.input_schema({"type": "array", "items": pair}, BODY)
+    assert result == {"type": "array", "prefixItems": pair}
+    message = "items is a list (tuple form); it becomes prefixItems"
+    assert warnings(diagnostics) == [(f"{BODY}/items", message)]
+
+
 def test_additional_properties_false_and_schemas_are_kept_in_input() -> None:
     assert to_input({"type": "object", "additionalProperties": False}) == {
         "type": "object", "additionalProperties": False,
@@ -240,7 +256,7 @@ def test_invalid_keyword_values_are_dropped_with_a_warning_and_never_crash() -> 
         "type": "object",
         "properties": {
             "a": {"type": "string", "required": True, "minLength": "2", "pattern": "(["},
-            "b": {"type": "integer", "enum": "x", "multipleOf": 0},
+            "b": {"type": "integer", "enum": "x", "multipleOf": 0, "maximum": float("inf")},
             "c": 42,
         },
     }
@@ -253,6 +269,7 @@ def test_invalid_keyword_values_are_dropped_with_a_warning_and_never_crash() -> 
         (f"{a}/minLength", "invalid value '2' for minLength; it is dropped"),
         (f"{a}/pattern", "invalid value '([' for pattern; it is dropped"),
         (f"{b}/multipleOf", "invalid value 0 for multipleOf; it is dropped"),
+        (f"{b}/maximum", "invalid value inf for maximum; it is dropped"),
         (f"{b}/enum", "enum must be a non-empty list; it is dropped"),
         (f"{BODY}/properties/c", "a schema must be an object; it is ignored"),
     ]
@@ -324,8 +341,9 @@ def test_allof_with_a_closed_branch_merges_into_one_object_closed_over_the_union
 
 
 def test_allof_stays_open_when_a_oneof_may_add_properties() -> None:
-    schema = {"allOf": [ref("Base"), {"oneOf": [{"properties": {"a": {"type": "string"}}, "required": ["a"]},
-                                                {"properties": {"b": {"type": "string"}}, "required": ["b"]}]}]}
+    one_of = [{"properties": {"a": {"type": "string"}}, "required": ["a"]},
+              {"properties": {"b": {"type": "string"}}, "required": ["b"]}]
+    schema = {"allOf": [ref("Base"), {"oneOf": one_of}]}
     result = to_input(schema, {"Base": CLOSED_BASE})
     assert "additionalProperties" not in result
     assert valid(result, {"id": 1, "a": "x"})
@@ -365,8 +383,8 @@ def test_allof_branches_without_a_common_type_drop_the_type_with_a_warning() -> 
 
 def test_read_only_properties_of_an_allof_branch_are_removed_from_the_merged_required() -> None:
     schemas = {"Base": {"type": "object", "properties": {"id": {"type": "string", "readOnly": True}}}}
-    schema = {"allOf": [ref("Base"), {"required": ["id", "name"], "properties": {"name": {"type": "string"}}}]}
-    assert to_input(schema, schemas) == {
+    branch = {"required": ["id", "name"], "properties": {"name": {"type": "string"}}}
+    assert to_input({"allOf": [ref("Base"), branch]}, schemas) == {
         "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
     }
 
@@ -411,8 +429,16 @@ def test_a_recursive_non_object_is_cut_to_an_empty_schema_with_a_description() -
 
 def test_recursion_through_allof_is_cut_too() -> None:
     schemas = {"Tree": {"allOf": [{"type": "object", "properties": {"up": ref("Tree")}}]}}
-    assert to_input(ref("Tree"), schemas, max_ref_depth=1) == {
-        "type": "object", "properties": {"up": {"type": "object", "description": RECURSION_NOTE.format("Tree")}},
+    cut = {"type": "object", "description": RECURSION_NOTE.format("Tree")}
+    assert to_input(ref("Tree"), schemas, max_ref_depth=1) == {"type": "object", "properties": {"up": cut}}
+
+
+def test_recursion_through_a_31_ref_with_constraint_siblings_is_cut_too() -> None:
+    schemas = {"List": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/List",
+                                                                  "minProperties": 1}}}}
+    cut = {"type": "object", "description": RECURSION_NOTE.format("List")}
+    assert to_input(ref("List"), schemas, version="3.1", max_ref_depth=1) == {
+        "type": "object", "properties": {"next": {**cut, "minProperties": 1}},
     }
 
 
@@ -428,12 +454,21 @@ def test_a_dense_cycle_over_budget_is_converted_again_entering_each_cycle_once()
     }
 
 
-def test_a_cached_conversion_is_identical_to_a_fresh_one_in_every_context() -> None:
-    schemas = {"Node": NODE, "Holder": {"type": "object", "properties": {"node": ref("Node")}}}
-    converter, _ = make(schemas)
-    converter.input_schema(ref("Node"), BODY)  # fills the cache with Node at every depth
-    assert converter.input_schema(ref("Holder"), BODY) == to_input(ref("Holder"), schemas)
-    assert converter.input_schema(ref("Holder"), BODY)["properties"]["node"] == node_levels(3)
+def test_a_conversion_cached_inside_a_cycle_is_not_reused_outside_it() -> None:
+    schemas = {
+        "A": {"type": "object", "properties": {"b": ref("B")}},
+        "B": {"type": "object", "properties": {"a": ref("A")}},
+    }
+    converter, _ = make(schemas, max_ref_depth=2)
+    converter.input_schema(ref("A"), BODY)  # converts B while A is being expanded
+    assert converter.input_schema(ref("B"), BODY) == to_input(ref("B"), schemas, max_ref_depth=2)
+
+
+def test_nested_results_are_shared_between_conversions_of_the_same_ref() -> None:
+    converter, _ = make({"Pet": PET, "Owner": {"type": "object", "properties": {"pet": ref("Pet")}}})
+    first = converter.input_schema(ref("Owner"), BODY)
+    assert converter.input_schema(ref("Pet"), BODY) == first["properties"]["pet"]
+    assert converter.input_schema(ref("Owner"), BODY)["properties"] is first["properties"]
 
 
 def test_the_top_level_result_is_fresh_and_may_be_mutated() -> None:
@@ -526,7 +561,7 @@ def test_output_oneof_becomes_anyof_of_tolerant_branches() -> None:
         "Dog": {"type": "object", "required": ["bark"], "properties": {"bark": {"type": "boolean"}}},
     }
     result = to_output({"oneOf": [ref("Cat"), ref("Dog")]}, schemas)
-    assert result == {"anyOf": [
+    assert result == {"type": "object", "anyOf": [
         {"type": "object", "properties": {"meow": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
         {"type": "object", "properties": {"bark": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
     ]}
@@ -551,14 +586,15 @@ def test_output_objects_nest_at_most_three_levels() -> None:
     def nullable(inner: dict[str, Any]) -> dict[str, Any]:
         return {"description": inner.pop("description"), "anyOf": [inner, {"type": "null"}]}
 
-    level3 = {"type": "object", "description": "Level 3.", "properties": {"next": {"description": "Level 4."}}}
+    level4 = {"description": "Level 4."}  # the summary of a too-deep object
+    level3 = {"type": "object", "description": "Level 3.", "properties": {"next": level4}}
     level2 = {"type": "object", "description": "Level 2.", "properties": {"next": nullable(level3)}}
     assert to_output(schema) == {"type": "object", "description": "Level 1.",
                                  "properties": {"next": nullable(level2)}}
 
 
 def test_output_uses_fewer_levels_when_the_schema_would_list_too_many_properties() -> None:
-    wide = {"type": "object", "properties": {f"p{index}": {"type": "string"} for index in range(OUTPUT_BUDGET)}}
+    wide = {"type": "object", "properties": {f"p{n}": {"type": "string"} for n in range(OUTPUT_BUDGET)}}
     schema = {"type": "object", "properties": {"a": wide, "b": {"type": "string"}}}
     assert to_output(schema) == {
         "type": "object",
@@ -643,16 +679,8 @@ def test_object_properties_is_none_for_objects_that_cannot_be_flattened(schema: 
     assert converter.object_properties(schema, BODY) is None
 
 
-def test_is_binary_is_true_for_binary_format_and_file_type() -> None:
-    converter, _ = make({"Upload": {"type": "string", "format": "binary"}})
-    assert [converter.is_binary(schema, BODY) for schema in (ref("Upload"), {"type": "file"},
-                                                            {"type": "string", "format": "byte"})] == [
-        True, True, False,
-    ]
-
-
 def test_schema_size_counts_bytes_of_compact_json() -> None:
-    assert schema_size({"description": "é", "type": "string"}) == len('{"description":"é","type":"string"}'.encode())
+    assert schema_size({"description": "é", "type": "string"}) == 36  # é takes two bytes in UTF-8
 
 
 # Real specs --------------------------------------------------------------------------------------
@@ -673,12 +701,12 @@ def operation_schemas(document: dict[str, Any]) -> Iterator[tuple[str, Any, str]
                     yield "input", parameter["schema"], pointer_join(base, "parameters", index, "schema")
             body = operation.get("requestBody")
             for media_type, media in ((body or {}).get("content") or {}).items():
-                yield "input", media.get("schema", {}), pointer_join(base, "requestBody", "content", media_type,
-                                                                     "schema")
+                where = pointer_join(base, "requestBody", "content", media_type, "schema")
+                yield "input", media.get("schema", {}), where
             for status, response in (operation.get("responses") or {}).items():
                 for media_type, media in ((response or {}).get("content") or {}).items():
-                    yield "output", media.get("schema", {}), pointer_join(base, "responses", status, "content",
-                                                                          media_type, "schema")
+                    where = pointer_join(base, "responses", status, "content", media_type, "schema")
+                    yield "output", media.get("schema", {}), where
 
 
 SCHEMA_KEYS = ("items", "additionalProperties", "not", "contains", "propertyNames")
@@ -713,21 +741,30 @@ def shallow_nodes(results: list[Any]) -> list[dict[str, Any]]:
         for key in ("properties", "patternProperties"):
             if key in node:
                 stack.extend(node[key].values())
-                flat[key] = dict.fromkeys(node[key], {})
+                flat[key] = {name: {} for name in node[key]}
         unique[json.dumps(flat, sort_keys=True)] = flat
     return list(unique.values())
 
 
+def test_the_corpus_check_finds_an_invalid_schema_nested_in_a_result() -> None:
+    nodes = shallow_nodes([{"type": "object", "properties": {"a": {"items": {"minLength": -1}}}}])
+    with pytest.raises(SchemaError):
+        Draft202012Validator.check_schema({"anyOf": nodes})
+    with pytest.raises(AssertionError):
+        shallow_nodes([{"type": "array", "items": {"type": ["string", "null"]}}])
+
+
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"the spec corpus is not at {CORPUS}")
-@pytest.mark.parametrize("name", ["stripe.yaml", "cloudflare.json", "openai.yaml", "rdm-schema-circular.json"])
+@pytest.mark.parametrize("name", ["stripe.yaml", "cloudflare.json", "openai.yaml", "rdm-schema-circular.json",
+                                  "train-travel-v31.yaml"])
 def test_every_schema_of_a_real_spec_converts_to_clean_valid_json_schema(name: str) -> None:
     from openapi2mcp.loader import load_source
 
     document, _ = load_source(str(CORPUS / name))
     converter = SchemaConverter(Resolver(document), Diagnostics(), openapi_version=document["openapi"])
     components = document.get("components", {}).get("schemas", {})
-    jobs = [*operation_schemas(document),
-            *(("output", schema, pointer_join("#/components/schemas", key)) for key, schema in components.items())]
+    jobs = [*operation_schemas(document), *(("output", schema, pointer_join("#/components/schemas", key))
+                                            for key, schema in components.items())]
     started = time.perf_counter()
     results = [(converter.input_schema if kind == "input" else converter.output_schema)(schema, pointer)
                for kind, schema, pointer in jobs]

@@ -561,3 +561,55 @@ def text_of(result: Any) -> str:
 
 def dump(value: Any) -> str:
     return json.dumps(value, indent=1, default=str)[:4000]
+
+
+@dataclass(frozen=True)
+class Finished:
+    argv: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def __str__(self) -> str:
+        return (
+            f"$ {' '.join(self.argv)}\nexit {self.returncode}\n"
+            f"--- stdout\n{self.stdout[-6000:]}\n--- stderr\n{self.stderr[-6000:]}"
+        )
+
+
+def run_tool(
+    argv: Sequence[str | Path],
+    env: Mapping[str, str],
+    cwd: Path,
+    timeout: float = 120.0,
+) -> Finished:
+    """Run a command to completion in its own process group; kill the whole group afterwards (a
+    server the tool spawned must not outlive it), and on timeout fail with what it printed."""
+    args = [str(arg) for arg in argv]
+    process = subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(env),
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(process, grace=2.0)
+        stdout, stderr = process.communicate()
+        pytest.fail(
+            f"timed out after {timeout:g}s: {' '.join(args)}\n{_ANSI.sub('', stdout.decode(errors='replace'))}"
+            f"\n{_ANSI.sub('', stderr.decode(errors='replace'))}",
+            pytrace=False,
+        )
+    finally:
+        kill_group(process, grace=2.0)
+    return Finished(
+        args,
+        process.returncode,
+        _ANSI.sub("", stdout.decode(errors="replace")),
+        _ANSI.sub("", stderr.decode(errors="replace")),
+    )

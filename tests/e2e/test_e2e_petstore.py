@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from e2e_support import (
     CLIENT_MODES,
@@ -103,6 +104,18 @@ def assert_no_violation(prism: Prism, mark: int, expected: list[tuple[str, str]]
     assert seen == expected, f"Prism saw {seen}, expected {expected}:\n{tail(prism.log)}"
     for request in requests:
         assert not request.violations, f"Prism rejected a request the server built:\n{request}"
+
+
+def test_prism_log_shows_a_violation(prism: Prism) -> None:
+    """The harness itself: a request Prism rejects is seen as a violation, else the checks that
+    valid calls have none would prove nothing."""
+    mark = prism.mark()
+    response = httpx.get(
+        f"{prism.base_url}/pets", params={"limit": 0}, headers={"X-API-Key": "k"}, timeout=10
+    )
+    assert response.status_code == 422 and "sl-violations" in response.headers, response.headers
+    (request,) = prism.wait_for_requests(mark, 1)
+    assert request.violations, str(request)
 
 
 @MODES

@@ -1,0 +1,97 @@
+"""The official MCP conformance suite (@modelcontextprotocol/conformance 0.1.16, Node 24) against a
+generated server on streamable HTTP, its upstream Prism serving the same spec (specs/conformance.yaml:
+operationIds test_simple_text, test_error_handling, json_schema_2020_12_tool)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import Finished, Generated, HttpServer, NodeTools, Prism, minimal_env, run_tool
+
+pytestmark = pytest.mark.e2e
+
+
+class KnownGap(AssertionError):
+    """The scenario failed only on checks a feature in progress will make pass."""
+
+
+JSON_SCHEMA_GAP = {"json-schema-2020-12-$schema", "json-schema-2020-12-$defs"}
+
+SCENARIOS = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "dns-rebinding-protection",
+    "server-sse-multiple-streams",
+    "tools-call-simple-text",
+    "tools-call-error",
+    pytest.param(
+        "json-schema-2020-12",
+        marks=pytest.mark.xfail(
+            strict=True,
+            raises=KnownGap,
+            reason="generator: the inputSchema does not carry `$schema` (2020-12) and the request"
+            " body's `$defs` yet (being implemented)",
+        ),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def conformance_server(
+    packages: Any, prisms: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[HttpServer]:
+    package: Generated = packages.get("conformance.yaml")
+    prism: Prism = prisms.get("conformance.yaml")
+    log = tmp_path_factory.mktemp("conformance-server") / "server.log"
+    server = HttpServer(package, package.env(prism.base_url), log)
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+def checks_of(done: Finished) -> list[dict[str, Any]]:
+    """The checks `--verbose` prints as a JSON array after its first line."""
+    start = done.stdout.find("\n[")
+    assert start >= 0, f"no JSON checks in the output:\n{done}"
+    checks, _ = json.JSONDecoder().raw_decode(done.stdout, start + 1)
+    assert isinstance(checks, list), str(done)
+    return checks
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_conformance_scenario(
+    node_tools: NodeTools, conformance_server: HttpServer, scenario: str, tmp_path: Path
+) -> None:
+    done = run_tool(
+        [
+            node_tools.node,
+            node_tools.conformance,
+            "server",
+            "--url",
+            conformance_server.url,
+            "--scenario",
+            scenario,
+            "--verbose",
+        ],
+        minimal_env({"HOME": str(tmp_path)}),
+        cwd=tmp_path,  # (nothing is written without -o; never into the repository either way)
+        timeout=120,
+    )
+    checks = checks_of(done)
+    by_status: dict[str, list[str]] = {}
+    for check in checks:
+        by_status.setdefault(check["status"], []).append(check["id"])
+    failures = [c for c in checks if c["status"] == "FAILURE"]
+    report = "\n".join(f"{c['id']}: {c.get('errorMessage', '')}" for c in failures)
+    if failures and {c["id"] for c in failures} <= JSON_SCHEMA_GAP:
+        raise KnownGap(report)
+    assert not failures, f"{scenario}: failed checks:\n{report}\n\n{done}"
+    assert done.returncode == 0, str(done)
+    assert by_status.get("SUCCESS"), f"{scenario}: no check passed: {by_status}\n{done}"
+    assert not by_status.get("WARNING"), f"{scenario}: warnings {by_status['WARNING']}\n{done}"

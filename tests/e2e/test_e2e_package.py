@@ -1,0 +1,134 @@
+"""The generated package as a user installs it: console script, `python -m`, configuration, and no
+OpenAPI spec at run time (tool definitions are precomputed in tool_data.json)."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    Generated,
+    Prism,
+    dump,
+    minimal_env,
+    run_async,
+    run_tool,
+    stdio_session,
+    text_of,
+)
+
+pytestmark = pytest.mark.e2e
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@pytest.fixture(scope="module")
+def petstore(packages: Any) -> Generated:
+    return packages.get("petstore.yaml")
+
+
+def installed_dir(package: Generated, cwd: Path) -> Path:
+    done = run_tool(
+        [
+            package.venv.python,
+            "-c",
+            f"import pathlib, {package.import_name} as m; print(pathlib.Path(m.__file__).parent)",
+        ],
+        minimal_env(),
+        cwd,
+        timeout=60,
+    )
+    assert done.returncode == 0, str(done)
+    return Path(done.stdout.strip())
+
+
+def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -> None:
+    project = tomllib.loads((petstore.source / "pyproject.toml").read_text("utf-8"))["project"]
+    assert project["name"] == "petstore"
+    assert project["scripts"] == {"petstore": "petstore.server:main"}
+    deps = {dep.replace(" ", "") for dep in project["dependencies"]}
+    assert "mcp>=2.3,<3" in deps, deps
+    assert {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps} == {"mcp", "httpx", "jsonschema"}  # type: ignore[union-attr]
+    assert petstore.command.is_file()
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+def test_help(petstore: Generated, how: str, tmp_path: Path) -> None:
+    argv = (
+        [petstore.command, "--help"]
+        if how == "script"
+        else [petstore.venv.python, "-m", petstore.import_name, "--help"]
+    )
+    done = run_tool(argv, minimal_env(), tmp_path, timeout=60)
+    assert done.returncode == 0, str(done)
+    for option in ("--transport", "--host", "--port", "--base-url"):
+        assert option in done.stdout, str(done)
+
+
+def test_no_spec_is_shipped_or_read(petstore: Generated, tmp_path: Path) -> None:
+    """tool_data.json is the only data file: no OpenAPI document in the tree or the installation,
+    and no code or data file refers to the spec."""
+    for root in (petstore.source, installed_dir(petstore, tmp_path)):
+        files = [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+        data = [p.name for p in files if p.suffix in SPEC_SUFFIXES]
+        assert "tool_data.json" in data, f"{root}: no tool_data.json"
+        assert set(data) <= {"tool_data.json", ".openapi2mcp-manifest.json"}, f"{root}: {data}"
+        for path in (p for p in files if p.suffix in (".py", ".json", ".toml")):
+            text = path.read_text("utf-8", errors="replace")
+            assert str(petstore.spec) not in text and "petstore.yaml" not in text, path
+    assert json.loads((petstore.source / "petstore" / "tool_data.json").read_text())["tools"]
+
+
+def test_python_dash_m_serves_from_an_empty_directory(
+    petstore: Generated, prisms: Any, tmp_path: Path
+) -> None:
+    """`python -m petstore` with `--base-url` (no environment), started where no spec exists."""
+    prism: Prism = prisms.get("petstore.yaml")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    mark = prism.mark()
+
+    async def body() -> tuple[Any, Any]:
+        async with stdio_session(
+            petstore.venv.python,
+            args=["-m", "petstore", "--base-url", prism.base_url],
+            env={"PETSTORE_API_KEY_KEY": "e2e-key-123456"},
+            mode="legacy",
+            errlog=tmp_path / "server.stderr",
+            cwd=empty,
+        ) as client:
+            listing = await client.list_tools()
+            return listing, await client.call_tool("showPetById", {"petId": "rex"})
+
+    listing, result = run_async(body)
+    assert len(listing.tools) == 7
+    assert not result.is_error, dump(result.model_dump())
+    assert result.structured_content == json.loads(text_of(result))
+    requests = prism.wait_for_requests(mark, 1)
+    assert [(r.method, r.path) for r in requests] == [("GET", "/pets/rex")]
+    assert not requests[0].violations, str(requests[0])
+
+
+def test_bad_configuration_exits_with_a_message(petstore: Generated, tmp_path: Path) -> None:
+    done = run_tool(
+        [petstore.command],
+        minimal_env({"PETSTORE_TIMEOUT": "soon", "PETSTORE_BASE_URL": "http://127.0.0.1:9"}),
+        tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 2, str(done)
+    assert "PETSTORE_TIMEOUT" in done.stderr and "Traceback" not in done.stderr, str(done)
+
+
+def test_readme_and_env_example_list_tools_and_variables(petstore: Generated) -> None:
+    readme = (petstore.source / "README.md").read_text("utf-8")
+    example = (petstore.source / ".env.example").read_text("utf-8")
+    for tool in petstore.tool_data["tools"]:
+        assert tool["name"] in readme, f"README does not list {tool['name']}"
+    for variable in ("PETSTORE_BASE_URL", "PETSTORE_TIMEOUT", "PETSTORE_API_KEY_KEY"):
+        assert variable in readme, f"README does not list {variable}"
+        assert variable in example, f".env.example does not list {variable}"
