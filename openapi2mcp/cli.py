@@ -31,7 +31,9 @@ def generate_command(
     spec: Annotated[str, typer.Argument(help="OpenAPI file (YAML or JSON) or http(s) URL")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Output directory of the package")],
     name: Annotated[str, typer.Option("--name", help="Distribution name, e.g. petstore")],
-    env_prefix: Annotated[str | None, typer.Option(help="Prefix of environment variables (default: NAME)")] = None,
+    env_prefix: Annotated[
+        str | None, typer.Option(help="Prefix of environment variables (default: NAME)")
+    ] = None,
     name_style: Annotated[
         str, typer.Option(help="Tool names: 'portable' [A-Za-z0-9_-]{1,64} or 'mcp' [A-Za-z0-9_.-]{1,128}")
     ] = "portable",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class Level(str, Enum):
+class Level(StrEnum):
     """How bad a diagnostic is: errors skip an operation, warnings lose a detail."""
 
     ERROR = "error"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from openapi2mcp.model import Annotations
@@ -62,7 +63,7 @@ def hint_labels(annotations: Annotations) -> str:
     return ", ".join(labels)
 
 
-FILTERS = {
+FILTERS: dict[str, Callable[..., str]] = {
     "pyrepr": pyrepr,
     "pystr_body": pystr_body,
     "tomlstr": tomlstr,

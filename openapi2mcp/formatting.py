@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import black
+from black.mode import Mode, TargetVersion
 
-_MODE = black.Mode(line_length=100, target_versions={black.TargetVersion.PY311})
+_MODE = Mode(line_length=100, target_versions={TargetVersion.PY311})
 
 
 def format_python(source: str) -> str:

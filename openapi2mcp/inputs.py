@@ -46,11 +46,17 @@ def build_inputs(
 ) -> Inputs:
     path_pointer = pointer_join("#/paths", ref.path)
     raw_parameters = collect_parameters(
-        ref.path_item.get("parameters"), ref.operation.get("parameters"),
-        path_pointer, ref.pointer, resolver, diagnostics,
+        ref.path_item.get("parameters"),
+        ref.operation.get("parameters"),
+        path_pointer,
+        ref.pointer,
+        resolver,
+        diagnostics,
     )
     raw_parameters = _match_path_template(ref, raw_parameters, diagnostics)
-    raw_body = choose_body(ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver)
+    raw_body = choose_body(
+        ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver
+    )
     slots = [_parameter_slot(parameter, converter) for parameter in raw_parameters]
     body_properties = _flattenable(raw_body, converter)
     slots += _body_slots(raw_body, body_properties, converter)
@@ -88,7 +94,9 @@ def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slo
     return _Slot(parameter.name, parameter.location, parameter.required, schema)
 
 
-def _flattenable(raw_body: RawBody | None, converter: SchemaConverter) -> tuple[dict[str, Any], set[str]] | None:
+def _flattenable(
+    raw_body: RawBody | None, converter: SchemaConverter
+) -> tuple[dict[str, Any], set[str]] | None:
     if raw_body is None or raw_body.kind not in ("json", "form", "multipart"):
         return None
     found = converter.object_properties(raw_body.schema, raw_body.schema_pointer)
@@ -108,18 +116,32 @@ def _body_slots(
     fields, required = properties
     base = pointer_join(raw_body.schema_pointer, "properties")
     return [
-        _Slot(name, "body", raw_body.required and name in required,
-              converter.input_schema(schema, pointer_join(base, name)), name in required)
+        _Slot(
+            name,
+            "body",
+            raw_body.required and name in required,
+            converter.input_schema(schema, pointer_join(base, name)),
+            name in required,
+        )
         for name, schema in fields.items()
     ]
 
 
 def _bind_body(
-    raw_body: RawBody, properties: tuple[dict[str, Any], set[str]] | None, names: list[str], resolver: Resolver
+    raw_body: RawBody,
+    properties: tuple[dict[str, Any], set[str]] | None,
+    names: list[str],
+    resolver: Resolver,
 ) -> Body:
     if properties is None:
-        return Body(raw_body.media_type, raw_body.kind, raw_body.required, argument=names[0],
-                    binary=raw_body.kind == "binary" or is_binary_schema(raw_body.schema, resolver, raw_body.schema_pointer))
+        return Body(
+            raw_body.media_type,
+            raw_body.kind,
+            raw_body.required,
+            argument=names[0],
+            binary=raw_body.kind == "binary"
+            or is_binary_schema(raw_body.schema, resolver, raw_body.schema_pointer),
+        )
     fields, required = properties
     base = pointer_join(raw_body.schema_pointer, "properties")
     bound = []
@@ -127,13 +149,20 @@ def _bind_body(
         encoding = raw_body.encoding.get(name)
         encoding = encoding if isinstance(encoding, dict) else {}
         explode = encoding.get("explode")
-        bound.append(BodyField(
-            argument=argument, name=name, required=name in required,
-            binary=raw_body.kind == "multipart" and is_binary_schema(schema, resolver, pointer_join(base, name)),
-            content_type=encoding.get("contentType") if isinstance(encoding.get("contentType"), str) else None,
-            style=encoding.get("style") if isinstance(encoding.get("style"), str) else None,
-            explode=explode if isinstance(explode, bool) else None,
-        ))
+        bound.append(
+            BodyField(
+                argument=argument,
+                name=name,
+                required=name in required,
+                binary=raw_body.kind == "multipart"
+                and is_binary_schema(schema, resolver, pointer_join(base, name)),
+                content_type=encoding.get("contentType")
+                if isinstance(encoding.get("contentType"), str)
+                else None,
+                style=encoding.get("style") if isinstance(encoding.get("style"), str) else None,
+                explode=explode if isinstance(explode, bool) else None,
+            )
+        )
     return Body(raw_body.media_type, raw_body.kind, raw_body.required, fields=tuple(bound))
 
 
@@ -153,7 +182,9 @@ def _object_schema(slots: list[_Slot], names: list[str], raw_body: RawBody | Non
     return schema
 
 
-def _optional_body_rule(slots: list[_Slot], names: list[str], raw_body: RawBody | None) -> dict[str, list[str]]:
+def _optional_body_rule(
+    slots: list[_Slot], names: list[str], raw_body: RawBody | None
+) -> dict[str, list[str]]:
     """An optional object body may be left out, but once any field is given its required ones are due."""
     if raw_body is None or raw_body.required:
         return {}

@@ -47,7 +47,8 @@ def map_document(
             tools.append(_map_operation(ref, document, resolver, converter, schemes, options, diagnostics))
         except SpecError as error:
             diagnostics.error(error.pointer, f"{error.message}; operation skipped")
-    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    raw_info = document.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(
         title=str(info.get("title") or options.dist_name),
         version=str(info.get("version") or "0.0.0"),
@@ -58,7 +59,9 @@ def map_document(
     )
 
 
-def iter_operations(document: dict[str, Any], resolver: Resolver, diagnostics: Diagnostics) -> Iterator[OperationRef]:
+def iter_operations(
+    document: dict[str, Any], resolver: Resolver, diagnostics: Diagnostics
+) -> Iterator[OperationRef]:
     """Operations in document order, methods in a fixed order; `x-mcp: false` ones left out."""
     if document.get("x-mcp") is False:
         diagnostics.info("#", "x-mcp: false at the root: no tools")
@@ -90,8 +93,13 @@ def iter_operations(document: dict[str, Any], resolver: Resolver, diagnostics: D
 
 
 def _map_operation(
-    ref: OperationRef, document: dict[str, Any], resolver: Resolver, converter: SchemaConverter,
-    schemes: dict[str, SecurityScheme], options: GeneratorOptions, diagnostics: Diagnostics,
+    ref: OperationRef,
+    document: dict[str, Any],
+    resolver: Resolver,
+    converter: SchemaConverter,
+    schemes: dict[str, SecurityScheme],
+    options: GeneratorOptions,
+    diagnostics: Diagnostics,
 ) -> Tool:
     if "?" in ref.path or "#" in ref.path:
         raise SpecError(ref.pointer, f"path {ref.path!r} contains '?' or '#', which a path template cannot")

@@ -106,7 +106,7 @@ class Tool:
     output_schema: JSONSchema | None
     output_wrapped: bool
     annotations: Annotations
-    security: tuple[Requirement, ...] | None  # None: no requirement at all; () never happens
+    security: tuple[Requirement, ...]  # alternatives; () = no authentication
     tags: tuple[str, ...] = ()
 
 

@@ -40,9 +40,7 @@ def fallback_raw_name(method: str, path: str) -> str:
     return f"{method.lower()}_{path}"
 
 
-def unique_tool_names(
-    candidates: Sequence[tuple[str, str]], style: NameStyle = "portable"
-) -> list[str]:
+def unique_tool_names(candidates: Sequence[tuple[str, str]], style: NameStyle = "portable") -> list[str]:
     """Make names unique: every member of a clash gets a suffix hashed from its own identity.
 
     `candidates` are (name, identity) pairs; identity (`METHOD path`) is unique per operation, so

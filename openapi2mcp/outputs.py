@@ -30,7 +30,8 @@ def _json_media(content: Any) -> str | None:
     if not isinstance(content, dict):
         return None
     candidates = [
-        media for media in content
+        media
+        for media in content
         if media.split(";")[0].strip().lower() == "application/json"
         or media.split(";")[0].strip().lower().endswith("+json")
     ]

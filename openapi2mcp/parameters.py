@@ -39,15 +39,24 @@ class RawParameter:
 
     def bind(self, argument: str) -> Parameter:
         return Parameter(
-            argument=argument, name=self.name, location=self.location, required=self.required,
-            style=self.style, explode=self.explode, allow_reserved=self.allow_reserved,
+            argument=argument,
+            name=self.name,
+            location=self.location,
+            required=self.required,
+            style=self.style,
+            explode=self.explode,
+            allow_reserved=self.allow_reserved,
             content_type=self.content_type,
         )
 
 
 def collect_parameters(
-    path_level: Any, operation_level: Any, path_pointer: str, op_pointer: str,
-    resolver: Resolver, diagnostics: Diagnostics,
+    path_level: Any,
+    operation_level: Any,
+    path_pointer: str,
+    op_pointer: str,
+    resolver: Resolver,
+    diagnostics: Diagnostics,
 ) -> list[RawParameter]:
     """Path-item parameters overridden by operation parameters with the same name and location."""
     merged: dict[tuple[str, str], RawParameter] = {}

@@ -27,7 +27,9 @@ def check_version(document: Any, source: str) -> None:
     if isinstance(version, str) and version.startswith(("3.0", "3.1")):
         return
     if document.get("swagger") is not None:
-        raise LoadError(f"{source}: Swagger {document.get('swagger')} is not supported yet (OpenAPI 3.0/3.1 only)")
+        raise LoadError(
+            f"{source}: Swagger {document.get('swagger')} is not supported yet (OpenAPI 3.0/3.1 only)"
+        )
     raise LoadError(f"{source}: not an OpenAPI 3.0 or 3.1 document (`openapi: {version!r}`)")
 
 

@@ -48,8 +48,12 @@ def _scheme(
             diagnostics.error(pointer, "an apiKey scheme needs `in` (header, query, cookie) and `name`")
             return None
         return SecurityScheme(
-            key, "apiKey", {"key": f"{env_base}_KEY"},
-            location=cast(Location, location), parameter_name=name, description=description,
+            key,
+            "apiKey",
+            {"key": f"{env_base}_KEY"},
+            location=cast(Location, location),
+            parameter_name=name,
+            description=description,
         )
     if kind == "http":
         http_scheme = str(node.get("scheme") or "").lower()

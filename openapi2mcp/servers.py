@@ -19,7 +19,8 @@ def default_base_url(document: dict[str, Any], source: str, diagnostics: Diagnos
         return ""
     server = servers[0]
     url = str(server.get("url") or "")
-    variables = server.get("variables") if isinstance(server.get("variables"), dict) else {}
+    raw_variables = server.get("variables")
+    variables: dict[str, Any] = raw_variables if isinstance(raw_variables, dict) else {}
     url = _VARIABLE.sub(lambda match: _variable_default(variables, match.group(1), diagnostics), url)
     if url.startswith(("http://", "https://")):
         return url

@@ -47,7 +47,9 @@ def _route(tool: Tool) -> dict[str, Any]:
         "path": tool.path,
         "params": [_parameter(parameter) for parameter in tool.parameters],
         "body": _body(tool.body) if tool.body else None,
-        "security": [[{"scheme": use.scheme, "scopes": list(use.scopes)} for use in alt] for alt in tool.security],
+        "security": [
+            [{"scheme": use.scheme, "scopes": list(use.scopes)} for use in alt] for alt in tool.security
+        ],
         "wrapped": tool.output_wrapped,
         "hasOutputSchema": tool.output_schema is not None,
     }

@@ -28,7 +28,9 @@ def test_invalid_json_names_the_file_line_and_column():
 
 
 def test_invalid_yaml_names_the_file_and_line():
-    with pytest.raises(LoadError, match=r"^spec\.yaml:3:7: invalid YAML: mapping values are not allowed in this context$"):
+    with pytest.raises(
+        LoadError, match=r"^spec\.yaml:3:7: invalid YAML: mapping values are not allowed in this context$"
+    ):
         parse_text("openapi: 3.0.0\npaths:\n  a: b: c\n", "spec.yaml")
 
 

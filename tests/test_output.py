@@ -1,4 +1,5 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -36,7 +37,8 @@ def test_files_the_generator_did_not_write_are_never_overwritten(tmp_path: Path)
     out = tmp_path / "out"
     out.mkdir()
     (out / "README.md").write_text("my own readme\n")
-    with pytest.raises(OutputError, match="would overwrite files that openapi2mcp did not write \\(README.md\\)"):
+    expected = re.escape("would overwrite files that openapi2mcp did not write (README.md)")
+    with pytest.raises(OutputError, match=expected):
         write_package(out, {"README.md": "generated\n"})
     assert _tree(out) == {"README.md": "my own readme\n"}
 
