@@ -46,7 +46,8 @@ def map_document(
         try:
             tools.append(_map_operation(ref, document, resolver, converter, schemes, options, diagnostics))
         except SpecError as error:
-            diagnostics.error(error.pointer, f"{error.message}; operation skipped")
+            where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
+            diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
     raw_info = document.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(

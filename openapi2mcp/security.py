@@ -67,7 +67,7 @@ def _scheme(
     if kind == "openIdConnect":
         return SecurityScheme(key, "openIdConnect", {"token": f"{env_base}_TOKEN"}, description=description)
     if kind == "mutualTLS":
-        diagnostics.warning(pointer, "mutualTLS is not supported: configure the client certificate yourself")
+        diagnostics.warning(pointer, "mutualTLS is not supported: the generated server sends no client certificate")
         return SecurityScheme(key, "mutualTLS", {}, description=description)
     diagnostics.error(pointer, f"unknown security scheme type {kind!r}")
     return None
