@@ -64,7 +64,8 @@ def build_inputs(
     parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
     parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
     body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
-    return Inputs(parameters, body, _object_schema(slots, names, raw_body), _body_note(raw_body))
+    defs = converter.local_defs(raw_body.schema, raw_body.schema_pointer) if raw_body else None
+    return Inputs(parameters, body, _object_schema(slots, names, raw_body, defs), _body_note(raw_body))
 
 
 def _match_path_template(
@@ -166,7 +167,10 @@ def _bind_body(
     return Body(raw_body.media_type, raw_body.kind, raw_body.required, fields=tuple(bound))
 
 
-def _object_schema(slots: list[_Slot], names: list[str], raw_body: RawBody | None) -> JSONSchema:
+def _object_schema(
+    slots: list[_Slot], names: list[str], raw_body: RawBody | None, defs: dict[str, JSONSchema] | None
+) -> JSONSchema:
+    """The inputSchema; `defs` are the body schema's local `$defs`, which its `#/$defs/...` refs name."""
     schema: JSONSchema = {
         "$schema": JSON_SCHEMA_DIALECT,
         "type": "object",
@@ -179,6 +183,8 @@ def _object_schema(slots: list[_Slot], names: list[str], raw_body: RawBody | Non
     if dependent:
         schema["dependentRequired"] = dependent
     schema["additionalProperties"] = False
+    if defs:
+        schema["$defs"] = defs
     return schema
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -17,6 +18,8 @@ _STYLES = {
     "header": {"simple"},
     "cookie": {"form"},
 }
+# RFC 9110 token: what a header or cookie name may be made of.
+HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 # OpenAPI: header parameters with these names are ignored (the body and security define them).
 _IGNORED_HEADERS = {"accept", "content-type", "authorization"}
 
@@ -82,6 +85,8 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
         raise SpecError(pointer, "a parameter needs a `name`")
     if location not in _LOCATIONS:
         raise SpecError(pointer, f"parameter {name!r}: unsupported location `in: {location!r}`")
+    if location in ("header", "cookie") and not HTTP_TOKEN.fullmatch(name):
+        raise SpecError(pointer, f"{location} parameter {name!r} is not a valid HTTP {location} name")
     if location == "header" and name.lower() in _IGNORED_HEADERS:
         diagnostics.info(pointer, f"header parameter {name!r} is ignored, as OpenAPI specifies")
         return None

@@ -7,6 +7,7 @@ from typing import Any, cast
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.model import Location, Requirement, SchemeUse, SecurityScheme
 from openapi2mcp.naming import env_token
+from openapi2mcp.parameters import HTTP_TOKEN
 from openapi2mcp.refs import Resolver
 
 _API_KEY_LOCATIONS = ("header", "query", "cookie")
@@ -47,6 +48,9 @@ def _scheme(
         if location not in _API_KEY_LOCATIONS or not isinstance(name, str) or not name:
             diagnostics.error(pointer, "an apiKey scheme needs `in` (header, query, cookie) and `name`")
             return None
+        if location != "query" and not HTTP_TOKEN.fullmatch(name):
+            diagnostics.error(pointer, f"apiKey {location} name {name!r} is not a valid HTTP {location} name")
+            return None
         return SecurityScheme(
             key,
             "apiKey",
@@ -67,7 +71,9 @@ def _scheme(
     if kind == "openIdConnect":
         return SecurityScheme(key, "openIdConnect", {"token": f"{env_base}_TOKEN"}, description=description)
     if kind == "mutualTLS":
-        diagnostics.warning(pointer, "mutualTLS is not supported: the generated server sends no client certificate")
+        diagnostics.warning(
+            pointer, "mutualTLS is not supported: the generated server sends no client certificate"
+        )
         return SecurityScheme(key, "mutualTLS", {}, description=description)
     diagnostics.error(pointer, f"unknown security scheme type {kind!r}")
     return None

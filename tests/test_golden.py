@@ -52,7 +52,9 @@ def unified(name: str, golden: bytes, fresh: bytes) -> str:
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=[p.name for p in SPECS])
-def test_generated_equals_a_fresh_generation(spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generated_equals_a_fresh_generation(
+    spec: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fresh_root = tmp_path / spec.stem
     generate(spec, fresh_root, monkeypatch)
     golden_root = GOLDEN / spec.stem
@@ -70,7 +72,9 @@ def test_generated_equals_a_fresh_generation(spec: Path, tmp_path: Path, monkeyp
         report.append(f"not generated any more (extra): {', '.join(extra)}")
     if changed:
         report.append(f"different: {', '.join(changed)}")
-        report += [unified(f"{spec.stem}/{name}", golden[name], fresh[name]) for name in changed[:SHOWN_DIFFS]]
+        report += [
+            unified(f"{spec.stem}/{name}", golden[name], fresh[name]) for name in changed[:SHOWN_DIFFS]
+        ]
     report.append(f"If the change is intended, regenerate and commit: {REGENERATE}")
     pytest.fail("\n".join(report), pytrace=False)
 

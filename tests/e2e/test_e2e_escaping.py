@@ -11,13 +11,14 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote
 
 import pytest
 from e2e_support import (
     SPECS,
     Generated,
+    Packages,
     ServerVenv,
     generate_and_install,
     minimal_env,
@@ -32,10 +33,6 @@ from openapi2mcp.loader import load_source
 pytestmark = pytest.mark.e2e
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
-
-class KnownBug(AssertionError):
-    """A failure whose cause is known and reported (see the xfail reason)."""
 
 
 def payloads(marker: Path) -> list[str]:
@@ -56,7 +53,7 @@ def payloads(marker: Path) -> list[str]:
 
 def hostile_document(marker: Path) -> dict[str, Any]:
     """specs/escaping.yaml plus an operation whose every string is a payload."""
-    document, _ = load_source(str(SPECS / "escaping.yaml"))
+    document: dict[str, Any] = load_source(str(SPECS / "escaping.yaml"))[0]
     bad = payloads(marker)
     document["info"]["description"] += "\n" + "\n".join(bad)
     document["paths"]["/hostile/{thing}"] = {
@@ -173,7 +170,11 @@ def verbatim_problems(document: dict[str, Any], package: Generated, tools: list[
                 if field_name not in out:
                     problems.append(f"{where} outputSchema: no property {field_name!r} in {list(out)}")
                 elif "description" in schema:
-                    same(f"{where} output {field_name!r}", schema["description"], out[field_name].get("description"))
+                    same(
+                        f"{where} output {field_name!r}",
+                        schema["description"],
+                        out[field_name].get("description"),
+                    )
     return problems
 
 
@@ -184,7 +185,12 @@ def import_every_module(package: Generated, cwd: Path) -> None:
         if p.stem != "__main__"
     )
     done = run_tool(
-        [package.venv.python, "-c", "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)", *modules],
+        [
+            package.venv.python,
+            "-c",
+            "import importlib, sys\nfor m in sys.argv[1:]: importlib.import_module(m)",
+            *modules,
+        ],
         minimal_env(),
         cwd,
         timeout=60,
@@ -203,7 +209,7 @@ def list_and_info(package: Generated, env: dict[str, str], tmp_path: Path) -> tu
     return run_async(body)
 
 
-def test_escaping_spec_comes_out_verbatim(packages: Any, tmp_path: Path) -> None:
+def test_escaping_spec_comes_out_verbatim(packages: Packages, tmp_path: Path) -> None:
     package: Generated = packages.get("escaping.yaml")
     document, _ = load_source(str(package.spec))
     import_every_module(package, tmp_path)
@@ -243,7 +249,7 @@ def test_injected_code_never_runs(hostile: tuple[Path, dict[str, Any], Generated
 class _Echo(BaseHTTPRequestHandler):
     """Records each request and answers 200 with a JSON object."""
 
-    seen: list[tuple[str, str, bytes]] = []
+    seen: ClassVar[list[tuple[str, str, bytes]]] = []
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -272,19 +278,12 @@ def echo_api() -> Iterator[tuple[str, list[tuple[str, str, bytes]]]]:
         server.server_close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KnownBug,
-    reason="BUG (generated server/runtime): the User-Agent is '<name>-mcp/<info.version>' unsanitized;"
-    " escaping.yaml's version \"1.0'\\\"\\n\" makes every request fail with"
-    " 'LocalProtocolError: Illegal header value'",
-)
 def test_hostile_values_reach_the_api_verbatim(
     hostile: tuple[Path, dict[str, Any], Generated],
     echo_api: tuple[str, list[tuple[str, str, bytes]]],
     tmp_path: Path,
 ) -> None:
-    marker, document, package = hostile
+    marker, _, package = hostile
     base_url, seen = echo_api
     bad = payloads(marker)
     name = next(n for n, r in package.tool_data["routes"].items() if r["path"] == "/hostile/{thing}")
@@ -301,8 +300,6 @@ def test_hostile_values_reach_the_api_verbatim(
 
     result = run_async(body)
     assert not marker.exists(), "injected code ran while serving"
-    if result.is_error and "Illegal header value" in text_of(result):
-        raise KnownBug(text_of(result))
     assert not result.is_error, text_of(result)
     assert len(seen) == 1, seen
     _, raw_path, raw_body = seen[0]

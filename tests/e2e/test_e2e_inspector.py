@@ -9,7 +9,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import SPECS, Finished, Generated, NodeTools, Prism, minimal_env, run_tool
+from e2e_support import (
+    SPECS,
+    Finished,
+    Generated,
+    NodeTools,
+    Packages,
+    Prism,
+    Prisms,
+    minimal_env,
+    run_tool,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -22,7 +32,17 @@ def inspector(
     """`mcp-inspector --cli OPTIONS -e K=V ... -- <server>`; the server only gets the -e variables."""
     variables = [arg for key, value in env.items() for arg in ("-e", f"{key}={value}")]
     return run_tool(
-        [tools.node, tools.inspector, "--cli", *options, "--format", "json", *variables, "--", package.command],
+        [
+            tools.node,
+            tools.inspector,
+            "--cli",
+            *options,
+            "--format",
+            "json",
+            *variables,
+            "--",
+            package.command,
+        ],
         minimal_env({"HOME": str(home)}),  # the CLI creates ~/.mcp-inspector/
         cwd=home,
         timeout=120,
@@ -30,7 +50,9 @@ def inspector(
 
 
 @pytest.mark.parametrize("spec", ALL_SPECS, ids=[p.name for p in ALL_SPECS])
-def test_strict_lint_finds_no_error(node_tools: NodeTools, packages: Any, spec: Path, tmp_path: Path) -> None:
+def test_strict_lint_finds_no_error(
+    node_tools: NodeTools, packages: Packages, spec: Path, tmp_path: Path
+) -> None:
     package: Generated = packages.get(spec)
     done = inspector(
         node_tools,
@@ -58,8 +80,8 @@ def test_strict_lint_finds_no_error(node_tools: NodeTools, packages: Any, spec: 
 )
 def test_tools_call_output_validates(
     node_tools: NodeTools,
-    packages: Any,
-    prisms: Any,
+    packages: Packages,
+    prisms: Prisms,
     tool: str,
     arguments: dict[str, Any],
     tmp_path: Path,

@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from e2e_support import (
     Generated,
+    Packages,
     Prism,
+    Prisms,
     dump,
     minimal_env,
     run_async,
@@ -27,7 +29,7 @@ SPEC_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 @pytest.fixture(scope="module")
-def petstore(packages: Any) -> Generated:
+def petstore(packages: Packages) -> Generated:
     return packages.get("petstore.yaml")
 
 
@@ -58,7 +60,7 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
 
 @pytest.mark.parametrize("how", ["script", "module"])
 def test_help(petstore: Generated, how: str, tmp_path: Path) -> None:
-    argv = (
+    argv: list[str | Path] = (
         [petstore.command, "--help"]
         if how == "script"
         else [petstore.venv.python, "-m", petstore.import_name, "--help"]
@@ -84,7 +86,7 @@ def test_no_spec_is_shipped_or_read(petstore: Generated, tmp_path: Path) -> None
 
 
 def test_python_dash_m_serves_from_an_empty_directory(
-    petstore: Generated, prisms: Any, tmp_path: Path
+    petstore: Generated, prisms: Prisms, tmp_path: Path
 ) -> None:
     """`python -m petstore` with `--base-url` (no environment), started where no spec exists."""
     prism: Prism = prisms.get("petstore.yaml")

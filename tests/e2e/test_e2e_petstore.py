@@ -8,7 +8,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import pytest
@@ -16,7 +16,9 @@ from e2e_support import (
     CLIENT_MODES,
     Generated,
     HttpServer,
+    Packages,
     Prism,
+    Prisms,
     dump,
     free_port,
     http_session,
@@ -32,7 +34,7 @@ pytestmark = pytest.mark.e2e
 API_KEY = "e2e-secret-api-key-0042"
 KEY_VAR = "PETSTORE_API_KEY_KEY"
 
-# name → (title, HTTP method): every operation of the spec, nothing else.
+# name → (title, HTTP method, path): every operation of the spec, nothing else.
 EXPECTED_TOOLS = {
     "listPets": ("List pets", "GET", "/pets"),
     "createPet": ("Create a pet", "POST", "/pets"),
@@ -79,12 +81,12 @@ MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
 
 
 @pytest.fixture(scope="module")
-def petstore(packages: Any) -> Generated:
+def petstore(packages: Packages) -> Generated:
     return packages.get("petstore.yaml")
 
 
 @pytest.fixture(scope="module")
-def prism(prisms: Any) -> Prism:
+def prism(prisms: Prisms) -> Prism:
     return prisms.get("petstore.yaml")
 
 
@@ -227,9 +229,7 @@ def test_upstream_http_error_is_a_tool_error(
     mark = prism.mark()
 
     async def body() -> Any:
-        env = petstore.env(
-            prism.base_url, API_KEY_KEY=API_KEY, HEADERS=json.dumps({"Prefer": "code=404"})
-        )
+        env = petstore.env(prism.base_url, API_KEY_KEY=API_KEY, HEADERS=json.dumps({"Prefer": "code=404"}))
         async with session(petstore, mode, env, tmp_path) as client:
             await client.list_tools()
             return await client.call_tool("showPetById", {"petId": "gone"})
@@ -264,7 +264,7 @@ def test_missing_credential_names_the_variable(
 class _Recorder(BaseHTTPRequestHandler):
     """Answers 500 and echoes the request headers in the body (a careless API leaking the key)."""
 
-    seen: list[tuple[str, str, dict[str, str]]] = []
+    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
 
     def do_GET(self) -> None:
         self.seen.append(("GET", self.path, dict(self.headers.items())))

@@ -51,6 +51,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 _DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
 _ACCEPT = "application/json, */*;q=0.8"
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
 
 
@@ -165,7 +166,7 @@ class ToolRuntime:
         self._list: types.ListToolsResult | None = None
         self._client: httpx.AsyncClient | None = None
         agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
-        self._user_agent = settings.user_agent or agent
+        self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
         schemes = data.get("securitySchemes") or {}
         self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
         sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))

@@ -19,6 +19,7 @@ from . import runtime
 
 SERVER_NAME = "conformance"
 SERVER_VERSION = "1.0.0"
+SERVER_TITLE = "MCP conformance fixtures"
 ENV_PREFIX = "CONFORMANCE"
 DEFAULT_BASE_URL = "https://conformance.example.com"
 TOOL_DATA = Path(__file__).with_name("tool_data.json")
@@ -50,6 +51,7 @@ def build_server(tools: runtime.ToolRuntime) -> Any:
     return Server(
         SERVER_NAME,
         version=SERVER_VERSION,
+        title=SERVER_TITLE,
         lifespan=lifespan,
         get_tool_input_schema=tools.input_schema,
         on_list_tools=tools.on_list_tools,
