@@ -18,7 +18,7 @@ from openapi2mcp.pipeline import generate
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Generate MCP tool servers from OpenAPI.")
 
 EXIT_OK, EXIT_INPUT = 0, 2
-_DIST_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_DIST_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9])?")
 
 
 @app.callback()
@@ -55,7 +55,10 @@ def generate_command(
 
 def _options(name: str, env_prefix: str | None, name_style: str) -> GeneratorOptions:
     if not _DIST_NAME.fullmatch(name):
-        _fail(f"--name {name!r}: use letters, digits, '-' and '_', starting with a letter")
+        _fail(
+            f"--name {name!r}: use letters, digits, '-' and '_', "
+            "starting with a letter and ending with a letter or digit"
+        )
     if name_style not in ("portable", "mcp"):
         _fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
     prefix = env_token(env_prefix or name)

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 from openapi2mcp.model import Annotations
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
 
 
 def pyrepr(value: Any) -> str:
-    """A Python literal for a str, int, float, bool or None (what `repr` gives, always re-parsable)."""
+    """A Python literal for a str, int, finite float, bool or None (`repr`, always re-parsable)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TypeError(f"pyrepr cannot write {value!r} as a literal")
     if value is None or isinstance(value, bool | int | float | str):
         return repr(value)
     raise TypeError(f"pyrepr takes scalars only, not {type(value).__name__}")
@@ -21,13 +24,14 @@ def pyrepr(value: Any) -> str:
 
 def pystr_body(value: str) -> str:
     """Text safe inside a triple-double-quoted docstring: one line, quotes and backslashes escaped."""
-    one_line = " ".join(str(value).split())
+    one_line = " ".join(_CONTROL.sub(" ", str(value)).split())
     return one_line.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def tomlstr(value: str) -> str:
-    """A TOML basic string (JSON's escapes are a subset of TOML's)."""
-    return json.dumps(str(value))
+    """A TOML basic string: quotes, backslashes and control characters escaped, the rest as is."""
+    escaped = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", escaped) + '"'
 
 
 def tomlkey(value: str) -> str:
@@ -51,7 +55,8 @@ def md_code(value: str) -> str:
 
 
 def env_comment(value: str) -> str:
-    return " ".join(str(value).split())
+    """One line of a `.env` comment or value: control characters and line breaks become spaces."""
+    return " ".join(_CONTROL.sub(" ", str(value)).split())
 
 
 def hint_labels(annotations: Annotations) -> str:

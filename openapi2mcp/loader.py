@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ import yaml
 
 JSON = Any
 _FETCH_TIMEOUT_SECONDS = 30.0
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class LoadError(Exception):
@@ -66,7 +68,8 @@ def parse_text(text: str, name: str) -> JSON:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
-            return json.loads(text)
+            data = json.loads(text)
+            return _without_lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else data
         except json.JSONDecodeError as exc:
             if not name.lower().endswith((".yaml", ".yml")):
                 raise LoadError(f"{name}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
@@ -105,6 +108,17 @@ def _yaml_position(exc: yaml.YAMLError) -> str:
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     problem = getattr(exc, "problem", None)
     return str(problem) if problem else str(exc).splitlines()[0]
+
+
+def _without_lone_surrogates(node: JSON) -> JSON:
+    """JSON may escape half a UTF-16 pair (`\\ud800`), which no file can hold: make it U+FFFD."""
+    if isinstance(node, str):
+        return node.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(node, dict):
+        return {_without_lone_surrogates(key): _without_lone_surrogates(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_without_lone_surrogates(item) for item in node]
+    return node
 
 
 def _to_json(node: JSON) -> JSON:

@@ -78,7 +78,11 @@ def iter_operations(
         except SpecError as error:
             diagnostics.error(error.pointer, f"{error.message}; path skipped")
             continue
-        if not isinstance(item, dict) or item.get("x-mcp") is False:
+        if not isinstance(item, dict):
+            diagnostics.error(path_pointer, "a path item must be an object; path skipped")
+            continue
+        if item.get("x-mcp") is False:
+            diagnostics.info(path_pointer, "x-mcp: false: every operation of this path is left out")
             continue
         for method in METHOD_ORDER:
             operation = item.get(method)
@@ -112,7 +116,7 @@ def _map_operation(
     summary = _text(operation.get("summary"))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
     inputs = build_inputs(ref, resolver, converter, diagnostics)
-    output = build_output(operation.get("responses"), ref.pointer, resolver, converter)
+    output = build_output(operation.get("responses"), ref.pointer, resolver, converter, diagnostics)
     raw_security = operation["security"] if "security" in operation else document.get("security")
     return Tool(
         name=name,

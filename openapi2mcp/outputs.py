@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openapi2mcp.diagnostics import SpecError, pointer_join
+from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.model import JSONSchema
 from openapi2mcp.refs import Resolver
 from openapi2mcp.schemas import SchemaConverter
@@ -39,7 +39,9 @@ def _json_media(content: Any) -> str | None:
     return candidates[0] if candidates else None
 
 
-def build_output(responses: Any, pointer: str, resolver: Resolver, converter: SchemaConverter) -> Output:
+def build_output(
+    responses: Any, pointer: str, resolver: Resolver, converter: SchemaConverter, diagnostics: Diagnostics
+) -> Output:
     """The first success response with a JSON schema; a non-object root is wrapped in `result`."""
     if not isinstance(responses, dict):
         return Output(None, False)
@@ -47,8 +49,9 @@ def build_output(responses: Any, pointer: str, resolver: Resolver, converter: Sc
     for code in _success_codes(responses):
         try:
             response, response_pointer = resolver.deref(responses[code], pointer_join(base, code))
-        except SpecError:
-            continue  # a broken response costs the output schema, not the tool
+        except SpecError as error:  # a broken response costs its output schema, not the tool
+            diagnostics.warning(error.pointer, f"{error.message}; this response is not described")
+            continue
         if not isinstance(response, dict):
             continue
         media = _json_media(response.get("content"))
@@ -64,6 +67,11 @@ def build_output(responses: Any, pointer: str, resolver: Resolver, converter: Sc
 
 
 def _shape(schema: Any, pointer: str, converter: SchemaConverter) -> Output:
+    if converter.local_defs(schema, pointer) is not None:
+        # Local `$defs` refs would dangle in an output schema: describe only the root's type.
+        if converter.is_object_schema(schema, pointer):
+            return Output({"type": "object"}, False)
+        return Output({"type": "object", "properties": {WRAP_KEY: {}}}, True)
     converted = converter.output_schema(schema, pointer)
     if converter.is_object_schema(schema, pointer):
         return Output({**converted, "type": "object"}, False)

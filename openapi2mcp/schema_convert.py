@@ -51,8 +51,17 @@ class ConversionEngine:
         self._warned: set[tuple[str, str]] = set()
         self._settle(out=False)
 
-    def run(self, schema: JSON, pointer: str, *, out: bool, ref_limit: int = 1, scc_once: bool = False,
-            depth: int = 0, budget: int | None = None) -> Schema:
+    def run(
+        self,
+        schema: JSON,
+        pointer: str,
+        *,
+        out: bool,
+        ref_limit: int = 1,
+        scc_once: bool = False,
+        depth: int = 0,
+        budget: int | None = None,
+    ) -> Schema:
         """The converted schema; its top-level dict is fresh, the dicts below it are shared."""
         self._settle(out=out, ref_limit=ref_limit, scc_once=scc_once, depth=depth, budget=budget)
         return dict(self._convert(schema, pointer))
@@ -94,8 +103,15 @@ class ConversionEngine:
             self._warned.add((pointer, message))
             self._diagnostics.warning(pointer, message)
 
-    def _settle(self, *, out: bool, ref_limit: int = 1, scc_once: bool = False, depth: int = 0,
-                budget: int | None = None) -> None:
+    def _settle(
+        self,
+        *,
+        out: bool,
+        ref_limit: int = 1,
+        scc_once: bool = False,
+        depth: int = 0,
+        budget: int | None = None,
+    ) -> None:
         self._out, self._depth, self._level, self._budget, self._spent = out, depth, 0, budget, 0
         self.refs.configure(ref_limit=ref_limit, scc_once=scc_once, limited=budget is not None)
 
@@ -132,8 +148,9 @@ class ConversionEngine:
     def _ref(self, node: Schema, pointer: str) -> tuple[Schema, bool]:
         ref = node["$ref"]
         siblings = {key: value for key, value in node.items() if key != "$ref"}
-        if self._siblings_apply and any(key not in ANNOTATIONS and not key.startswith("x-")
-                                        for key in siblings):
+        if self._siblings_apply and any(
+            key not in ANNOTATIONS and not key.startswith("x-") for key in siblings
+        ):
             return self._all_of({"allOf": [{"$ref": ref}, siblings]}, pointer)
         if self.refs.is_local_def(ref):
             schema, nullable = {"$ref": ref}, False

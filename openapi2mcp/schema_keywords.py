@@ -27,22 +27,51 @@ CONSTRAINTS = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "no
 LIFTED = ("description", "default", "examples")
 # Keywords that never constrain a converted schema. `$defs` is one: the caller hoists the local
 # definitions of a tool's schema to its root (`SchemaConverter.local_defs`).
-ANNOTATIONS = frozenset({"description", "summary", "title", "default", "example", "examples", "deprecated",
-                         "readOnly", "writeOnly", "nullable", "discriminator", "xml", "externalDocs",
-                         "$defs"})
+ANNOTATIONS = frozenset(
+    {
+        "description",
+        "summary",
+        "title",
+        "default",
+        "example",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "nullable",
+        "discriminator",
+        "xml",
+        "externalDocs",
+        "$defs",
+    }
+)
 _FAMILY = {  # which type a keyword constrains, for splitting `type` arrays into anyOf branches
     **dict.fromkeys(("minLength", "maxLength", "pattern", "contentEncoding", "contentMediaType"), "string"),
     **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"), "number"),
     **dict.fromkeys(("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains"), "array"),
-    **dict.fromkeys(("properties", "required", "additionalProperties", "patternProperties", "minProperties",
-                     "maxProperties", "dependentRequired", "propertyNames"), "object"),
+    **dict.fromkeys(
+        (
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "propertyNames",
+        ),
+        "object",
+    ),
 }
 
 
 def is_number(value: JSON) -> bool:
     """A JSON number: not a boolean, not NaN or infinity (which YAML can write and JSON cannot)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) \
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
         and (isinstance(value, int) or math.isfinite(value))
+    )
 
 
 def is_names(value: JSON) -> bool:
@@ -58,12 +87,23 @@ def is_regex(value: JSON) -> bool:
 
 
 CHECKS: dict[str, Callable[[JSON], bool]] = {  # scalar keywords kept in input schemas, and their checks
-    **dict.fromkeys(("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties",
-                     "minContains", "maxContains"),
-                    lambda value: is_number(value) and value >= 0 and float(value).is_integer()),
+    **dict.fromkeys(
+        (
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+            "minProperties",
+            "maxProperties",
+            "minContains",
+            "maxContains",
+        ),
+        lambda value: is_number(value) and value >= 0 and float(value).is_integer(),
+    ),
     **dict.fromkeys(("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"), is_number),
-    **dict.fromkeys(("description", "format", "contentEncoding", "contentMediaType"),
-                    lambda value: isinstance(value, str)),
+    **dict.fromkeys(
+        ("description", "format", "contentEncoding", "contentMediaType"), lambda value: isinstance(value, str)
+    ),
     "multipleOf": lambda value: is_number(value) and value > 0,
     "pattern": is_regex,
     "uniqueItems": lambda value: isinstance(value, bool),

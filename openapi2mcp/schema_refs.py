@@ -99,8 +99,9 @@ class RefPath:
     def cut(self, ref: str, target: JSON) -> tuple[Schema, bool]:
         """What stands for `ref` where the recursion is cut, and whether its target allows null."""
         note = f"Recursive reference to {unescape_token(ref.rsplit('/', 1)[-1])}; the recursion is cut here."
-        nullable = isinstance(target, dict) and (target.get("nullable") is True
-                                                 or "null" in as_list(target.get("type")))
+        nullable = isinstance(target, dict) and (
+            target.get("nullable") is True or "null" in as_list(target.get("type"))
+        )
         if self._objectish(target, ref, 0):
             return {"type": "object", "description": note}, nullable
         return {"description": note}, nullable
@@ -112,7 +113,8 @@ class RefPath:
             return True
         branches = node.get("allOf")
         return isinstance(branches, list) and any(
-            self._objectish(*self.deref(branch, pointer), depth + 1) for branch in branches)
+            self._objectish(*self.deref(branch, pointer), depth + 1) for branch in branches
+        )
 
     def _scc_of(self, root: str) -> str:
         """Tarjan's algorithm over the reference graph, run from each reference not seen yet."""

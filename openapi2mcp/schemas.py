@@ -68,8 +68,14 @@ def schema_size(schema: JSON) -> int:
 class SchemaConverter:
     """Converts the Schema Objects of one document; `$ref` conversions are cached across calls."""
 
-    def __init__(self, resolver: Resolver, diagnostics: Diagnostics, *, openapi_version: str = "3.0",
-                 max_ref_depth: int = 3) -> None:
+    def __init__(
+        self,
+        resolver: Resolver,
+        diagnostics: Diagnostics,
+        *,
+        openapi_version: str = "3.0",
+        max_ref_depth: int = 3,
+    ) -> None:
         siblings_apply = not openapi_version.startswith(("2.", "3.0"))  # 3.1: `$ref` siblings count
         self._engine = ConversionEngine(resolver, diagnostics, siblings_apply=siblings_apply)
         self._max_ref_depth = max(1, max_ref_depth)
@@ -77,8 +83,9 @@ class SchemaConverter:
     def input_schema(self, schema: JSON, pointer: str) -> dict[str, Any]:
         """The schema of one tool argument. Nested dicts are shared: do not mutate them."""
         try:
-            return self._engine.run(schema, pointer, out=False, ref_limit=self._max_ref_depth,
-                                    budget=INPUT_BUDGET)
+            return self._engine.run(
+                schema, pointer, out=False, ref_limit=self._max_ref_depth, budget=INPUT_BUDGET
+            )
         except OverBudget:
             return self._engine.run(schema, pointer, out=False, scc_once=True)
 
@@ -117,8 +124,14 @@ class SchemaConverter:
             return None
         raw, required = node.get("properties"), node.get("required", [])
         extra = unwrap(node.get("additionalProperties", True), ptr)[0]
-        if self._engine.types(node, ptr)[0] not in ([], ["object"]) or not isinstance(raw, dict) or not raw \
-                or extra not in (True, False, {}) or not is_names(required) or set(required) - raw.keys():
+        if (
+            self._engine.types(node, ptr)[0] not in ([], ["object"])
+            or not isinstance(raw, dict)
+            or not raw
+            or extra not in (True, False, {})
+            or not is_names(required)
+            or set(required) - raw.keys()
+        ):
             return None
         props: dict[str, JSON] = {}
         for name, sub in raw.items():
@@ -155,6 +168,8 @@ class SchemaConverter:
         for key in ("oneOf", "anyOf"):
             branches, here = unwrap(node.get(key), join(pointer, key))
             if isinstance(branches, list) and branches:
-                return all(self._is_object(branch, join(here, index), depth + 1)
-                           for index, branch in enumerate(branches))
+                return all(
+                    self._is_object(branch, join(here, index), depth + 1)
+                    for index, branch in enumerate(branches)
+                )
         return False

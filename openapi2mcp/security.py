@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, cast
 
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
@@ -31,8 +32,22 @@ def map_schemes(
             continue
         scheme = _scheme(key, node, f"{env_prefix}_{env_token(key)}", pointer, diagnostics)
         if scheme is not None:
+            _warn_shared_variables(scheme, schemes.values(), pointer, diagnostics)
             schemes[key] = scheme
     return schemes
+
+
+def _warn_shared_variables(
+    scheme: SecurityScheme, earlier: Iterable[SecurityScheme], pointer: str, diagnostics: Diagnostics
+) -> None:
+    """Keys like `api-key` and `api_key` map to the same variable: say so, they share a credential."""
+    mine = set(scheme.env.values())
+    for other in earlier:
+        shared = sorted(mine & set(other.env.values()))
+        if shared:
+            diagnostics.warning(
+                pointer, f"schemes {other.key!r} and {scheme.key!r} both read {', '.join(shared)}"
+            )
 
 
 def _scheme(

@@ -141,21 +141,11 @@ def test_a_hostile_api_title_reaches_pyproject_verbatim() -> None:
     assert project["description"] == f"MCP tool server for {title}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an API title with a character outside the BMP (an emoji) makes "
-    "pyproject.toml invalid TOML: tomlstr escapes it as a surrogate pair (\\ud83d\\udc36)",
-)
 def test_an_api_title_with_an_emoji_gives_a_valid_pyproject() -> None:
     project = tomllib.loads(rendered(spec(title="Pet 🐶 store"))["pyproject.toml"])["project"]
     assert project["description"] == "MCP tool server for Pet 🐶 store"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: an API title holding NUL (JSON \\u0000) is written raw into the "
-    "docstrings of server.py and __init__.py, which then do not compile",
-)
 def test_an_api_title_with_a_nul_character_gives_compilable_modules() -> None:
     files = rendered(spec(title="Nul \x00 title"))
     for path in ("t/server.py", "t/__init__.py"):
@@ -280,12 +270,6 @@ def test_env_example_lists_every_environment_variable_as_an_assignment_or_a_comm
     assert listed == petstore_variables()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: templates/package/env.example.jinja loses the newline after "
-    "`{% endif %}` (trim_blocks), so each value is glued to the next comment: "
-    "`PETSTORE_BASE_URL=https://petstore.example.com/v1# Seconds to wait ...`",
-)
 def test_env_example_assignments_hold_exactly_their_default_values() -> None:
     text = petstore().files[".env.example"]
     assignments = dict(line.split("=", 1) for line in env_lines(text))
@@ -293,11 +277,6 @@ def test_env_example_assignments_hold_exactly_their_default_values() -> None:
     assert all(re.fullmatch(r"# .*|[A-Z0-9_]+=\S*", line) for line in text.splitlines() if line)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: the default base URL is written into .env.example unescaped; a "
-    "newline in a server variable default injects extra assignments (T_EVIL=1)",
-)
 def test_a_server_url_cannot_inject_lines_into_env_example() -> None:
     servers = [{"url": "https://api.example.com/{v}", "variables": {"v": {"default": "v1\nT_EVIL=1\n"}}}]
     text = rendered(spec(servers=servers))[".env.example"]
@@ -343,9 +322,6 @@ def test_no_generated_file_holds_an_absolute_path_or_a_timestamp(tmp_path: Path)
         assert not re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", text), path
 
 
-ENV_EXAMPLE_BUG = pytest.mark.xfail(
-    strict=True, reason="BUG: env.example.jinja's trim_blocks also eats the final newline of .env.example"
-)
 PETSTORE_FILES = [
     "pyproject.toml",
     "README.md",
@@ -355,7 +331,7 @@ PETSTORE_FILES = [
 
 
 @pytest.mark.parametrize(
-    "path", [pytest.param(p, marks=ENV_EXAMPLE_BUG) if p == ".env.example" else p for p in PETSTORE_FILES]
+    "path", PETSTORE_FILES
 )
 def test_every_generated_file_ends_with_exactly_one_newline(path: str) -> None:
     text = petstore().files[path]
