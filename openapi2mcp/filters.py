@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
@@ -68,7 +69,13 @@ def hint_labels(annotations: Annotations) -> str:
     return ", ".join(labels)
 
 
+def json_line(value: Any) -> str:
+    """Compact JSON on one line (the C encoder: fast on large schemas), non-ASCII kept."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
 FILTERS: dict[str, Callable[..., str]] = {
+    "json": json_line,
     "pyrepr": pyrepr,
     "pystr_body": pystr_body,
     "tomlstr": tomlstr,

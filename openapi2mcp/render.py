@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import version
@@ -77,7 +76,8 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
     for static in sorted((templates_dir() / "package").glob("*.py")):
         rendered[f"{package}/{static.name}"] = static.read_text("utf-8")
     data = tool_data(model, options, generator=header_text())
-    rendered[f"{package}/{TOOL_DATA_FILE}"] = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+    template = env.get_template("package/tool_data.json.jinja")
+    rendered[f"{package}/{TOOL_DATA_FILE}"] = template.render(data=data)
     return rendered
 
 
