@@ -6,7 +6,6 @@ import os
 import subprocess
 
 import pytest
-
 from e2e_support import REPO, free_port
 
 pytestmark = pytest.mark.e2e

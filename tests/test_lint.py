@@ -1,0 +1,30 @@
+"""House rules as tests: ruff clean, mypy strict on the generator and on the generated runtime."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+
+
+def test_ruff_finds_nothing() -> None:
+    done = run(str(BIN / "ruff"), "check", "--no-cache", ".")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_generator_passes_mypy_strict() -> None:
+    done = run(str(BIN / "mypy"), "--no-incremental")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_generated_runtime_passes_mypy_strict() -> None:
+    runtime = sorted(str(path.relative_to(REPO)) for path in (REPO / "templates" / "package").glob("*.py"))
+    done = run(str(BIN / "mypy"), "--strict", "--no-incremental", *runtime)
+    assert done.returncode == 0, done.stdout + done.stderr
