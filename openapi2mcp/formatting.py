@@ -12,6 +12,9 @@ def format_python(source: str) -> str:
     return black.format_str(source, mode=_MODE)
 
 
-def format_files(files: dict[str, str]) -> dict[str, str]:
-    """Every `.py` file formatted; other files unchanged."""
-    return {path: format_python(text) if path.endswith(".py") else text for path, text in files.items()}
+def format_files(files: dict[str, str], verbatim: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Every `.py` file formatted, except the `verbatim` paths (already formatted); others unchanged."""
+    return {
+        path: format_python(text) if path.endswith(".py") and path not in verbatim else text
+        for path, text in files.items()
+    }

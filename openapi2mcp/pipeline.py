@@ -10,7 +10,7 @@ from openapi2mcp.formatting import format_files
 from openapi2mcp.loader import LoadError, load_source
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions
-from openapi2mcp.render import render_package
+from openapi2mcp.render import render_package, runtime_files
 
 
 @dataclass(frozen=True)
@@ -39,5 +39,6 @@ def generate(source: str, options: GeneratorOptions) -> Generation:
     check_version(document, name)
     diagnostics = Diagnostics()
     model = map_document(document, options, diagnostics, source=name)
-    files = format_files(render_package(model, options))
+    verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
+    files = format_files(render_package(model, options), verbatim)
     return Generation(model, files, diagnostics)

@@ -73,12 +73,17 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
         f"{package}/server.py": "server.py.jinja",
     }
     rendered = {path: env.get_template(f"package/{name}").render(context) for path, name in files.items()}
-    for static in sorted((templates_dir() / "package").glob("*.py")):
+    for static in runtime_files():
         rendered[f"{package}/{static.name}"] = static.read_text("utf-8")
     data = tool_data(model, options, generator=header_text())
     template = env.get_template("package/tool_data.json.jinja")
     rendered[f"{package}/{TOOL_DATA_FILE}"] = template.render(data=data)
     return rendered
+
+
+def runtime_files() -> list[Path]:
+    """The generated server's runtime modules, copied verbatim (kept black-formatted in the repo)."""
+    return sorted((templates_dir() / "package").glob("*.py"))
 
 
 def variables(model: ApiModel, prefix: str) -> list[Variable]:

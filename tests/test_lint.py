@@ -28,3 +28,12 @@ def test_the_generated_runtime_passes_mypy_strict() -> None:
     runtime = sorted(str(path.relative_to(REPO)) for path in (REPO / "templates" / "package").glob("*.py"))
     done = run(str(BIN / "mypy"), "--strict", "--no-incremental", *runtime)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_runtime_modules_copied_verbatim_are_already_black_formatted() -> None:
+    from openapi2mcp.formatting import format_python
+    from openapi2mcp.render import runtime_files
+
+    for path in runtime_files():
+        text = path.read_text("utf-8")
+        assert format_python(text) == text, f"{path.name}: run black -l 100 on it"
