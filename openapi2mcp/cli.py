@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -15,9 +16,15 @@ from openapi2mcp.naming import env_token
 from openapi2mcp.output import OutputError, write_package
 from openapi2mcp.pipeline import generate
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Generate MCP tool servers from OpenAPI.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Generate MCP tool servers from OpenAPI.",
+)
 
-EXIT_OK, EXIT_INPUT = 0, 2
+EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 3
+DEBUG_VARIABLE = "OPENAPI2MCP_DEBUG"
 _DIST_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9])?")
 
 
@@ -77,4 +84,16 @@ def _fail(message: str) -> NoReturn:
 
 
 def main() -> None:
-    app()
+    """The console script: a generator bug is one clear line (the traceback with OPENAPI2MCP_DEBUG=1)."""
+    try:
+        app()
+    except Exception as error:  # a bug in openapi2mcp itself, not in the user's input
+        if os.environ.get(DEBUG_VARIABLE):
+            raise
+        typer.echo(
+            f"openapi2mcp: internal error: {type(error).__name__}: {error}\n"
+            f"This is a bug in openapi2mcp; nothing was written. Rerun with {DEBUG_VARIABLE}=1 "
+            "for the traceback and report it with the spec.",
+            err=True,
+        )
+        raise SystemExit(EXIT_INTERNAL) from None

@@ -314,3 +314,25 @@ def test_an_output_path_that_is_a_file_exits_2(tmp_path: Path) -> None:
     result = run("generate", str(PETSTORE), "-o", "out", "--name", "petstore", cwd=tmp_path)
     assert_clean_failure(result, "out: exists and is not a directory")
     assert (tmp_path / "out").read_text("utf-8") == "a file\n"
+
+
+def test_a_bug_in_the_generator_is_one_clear_line_with_exit_3_and_no_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import openapi2mcp.cli as cli
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "generate", broken)
+    monkeypatch.setattr(
+        "sys.argv", ["openapi2mcp", "generate", "x.yaml", "-o", str(tmp_path / "o"), "--name", "x"]
+    )
+    monkeypatch.delenv(cli.DEBUG_VARIABLE, raising=False)
+    with pytest.raises(SystemExit) as exited:
+        cli.main()
+    assert exited.value.code == 3
+    err = capsys.readouterr().err
+    assert err.startswith("openapi2mcp: internal error: RuntimeError: boom\n")
+    assert "Traceback" not in err
+    assert not (tmp_path / "o").exists()
