@@ -92,7 +92,19 @@ def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slo
     text = " ".join(dict.fromkeys(note for note in notes if note))
     if text:
         schema["description"] = text
+    if parameter.location == "path":
+        _forbid_empty(schema)
     return _Slot(parameter.name, parameter.location, parameter.required, schema)
+
+
+_NON_EMPTY = {"string": "minLength", "array": "minItems", "object": "minProperties"}
+
+
+def _forbid_empty(schema: JSONSchema) -> None:
+    """A path segment cannot be empty: `""`, `[]` or `{}` would change the path (`/items/` ≠ `/items/x`)."""
+    keyword = _NON_EMPTY.get(str(schema.get("type")))
+    if keyword is not None and not schema.get(keyword):
+        schema[keyword] = 1
 
 
 def _flattenable(

@@ -235,7 +235,10 @@ class ToolRuntime:
             )
             for c in result.content
         ]
-        return result.model_copy(update={"content": scrubbed})
+        update: dict[str, Any] = {"content": scrubbed}
+        if result.structured_content is not None:
+            update["structured_content"] = self.credentials.scrub_json(result.structured_content)
+        return result.model_copy(update=update)
 
     async def _call(
         self, name: str, tool: Mapping[str, Any], arguments: dict[str, Any]

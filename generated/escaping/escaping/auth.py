@@ -86,6 +86,16 @@ class Credentials:
                 text = text.replace(secret, "[REDACTED]")
         return text
 
+    def scrub_json(self, value: Any) -> Any:
+        """Secrets out of decoded JSON too: an escaped (`\\/`, `\\u00e4`) secret is plain there."""
+        if isinstance(value, str):
+            return self.scrub(value)
+        if isinstance(value, dict):
+            return {self.scrub(key): self.scrub_json(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self.scrub_json(item) for item in value]
+        return value
+
     def shown_url(self, url: str) -> str:
         """`url` for messages and logs: API keys in the query become [REDACTED]."""
         base, _, query = url.partition("?")

@@ -1,0 +1,244 @@
+"""How one HTTP answer becomes one MCP tool result (pure: no I/O).
+
+- JSON (`application/json`, `+json`) → `structuredContent` (an object as is; any other value, or
+  every value when the output schema wraps, as `{"result": value}`) plus the same JSON as one
+  compact text block. Invalid JSON from a server that claims JSON → an error result.
+- `text/*`, XML, CSV, YAML and other textual types → text; `image/*` (not SVG) → image content;
+  `audio/*` → audio content; any other type → an embedded resource with a base64 blob, its URI
+  `<server>://<tool>/<filename from Content-Disposition, else "response">`.
+- An empty body (204, HEAD) → a short text with the status (and `Location`, if any).
+- Status >= 400 → `isError`, the status, reason, `Retry-After`, and the body cut to
+  ERROR_BODY_CHARS characters; never `structuredContent`.
+- A body over the size cap is cut; the result says so and how many bytes were left out.
+- Output schemas: MCP clients reject a success result whose `structuredContent` is missing or does
+  not conform to the tool's output schema (they do not check error results). So when the tool has
+  an output schema and the data cannot meet it (the API broke its own schema, a text or empty body
+  the schema does not allow, a cut response), the result is `isError: true`, opens with a note that
+  the call DID succeed and must not be repeated for that reason, and carries the data as content.
+  Without an output schema, only JSON answers carry `structuredContent`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import mcp_types as types
+
+ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
+_MAX_PROBLEMS = 8
+_TEXTUAL = ("json", "xml", "yaml", "csv", "javascript", "x-www-form-urlencoded", "graphql")
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """One HTTP answer, cut at the size cap: `omitted` bytes were left out (or more)."""
+
+    method: str
+    url: str  # as shown in messages: API keys in the query are already hidden
+    status: int
+    reason: str
+    headers: Mapping[str, str]  # case-insensitive (httpx.Headers) in the runtime
+    body: bytes
+    omitted: int = 0
+    omitted_at_least: bool = False
+
+    @property
+    def mime(self) -> str:
+        return self.headers.get("content-type", "").split(";")[0].strip().lower()
+
+    @property
+    def kind(self) -> str:
+        """json, text, image, audio or binary."""
+        mime = self.mime
+        if mime in ("application/json", "text/json") or mime.endswith("+json"):
+            return "json"
+        if mime.startswith("image/") and "svg" not in mime:
+            return "image"
+        if mime.startswith("audio/"):
+            return "audio"
+        if mime.startswith("text/") or any(word in mime for word in _TEXTUAL) or "svg" in mime:
+            return "text"
+        if mime:
+            return "binary"
+        try:
+            self.body.decode("utf-8")
+        except UnicodeDecodeError:
+            return "binary"
+        return "text"
+
+    def text(self) -> str:
+        found = re.search(r"charset=\"?([\w.:-]+)", self.headers.get("content-type", ""), re.I)
+        try:
+            return self.body.decode(found.group(1) if found else "utf-8", errors="replace")
+        except LookupError:
+            return self.body.decode("utf-8", errors="replace")
+
+
+def error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def to_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def tool_result(
+    answer: Upstream,
+    *,
+    server: str,
+    tool: str,
+    wrapped: bool,
+    output_check: Callable[[Any], str | None] | None,
+    cut_hint: str,
+) -> types.CallToolResult:
+    """The result for `answer`. `output_check` (None: no output schema) returns why a value does not
+    conform, or None; `cut_hint` names the setting that caps response sizes."""
+    if answer.status >= 400:
+        return error_result(status_text(answer))
+    status = f"HTTP {answer.status} {answer.reason}".strip()
+    kind = answer.kind
+    if not answer.body and not answer.omitted:
+        location = answer.headers.get("location")
+        text = f"{status} (empty response body)" + (f"; Location: {location}" if location else "")
+        return _success(answer, [text], {}, "the response body is empty", output_check)
+    if kind == "json" and not answer.omitted:
+        try:
+            value = json.loads(answer.body, parse_constant=_no_constant)
+        except ValueError as error:
+            return error_result(
+                f"The API answered {status} with Content-Type {answer.mime}, but the body is not valid"
+                f" JSON ({error}). This is a fault of the API; the body starts with: "
+                + answer.text()[:500]
+            )
+        structured = {"result": value} if wrapped or not isinstance(value, dict) else value
+        return _success(answer, [to_json(structured)], structured, "", output_check)
+    cut = (
+        f"\n[Response cut: {answer.omitted:,}{' or more' if answer.omitted_at_least else ''} bytes"
+        f" were left out ({cut_hint}). Narrow the request (filters, paging) to get the rest.]"
+    )
+    if answer.omitted:
+        text = answer.text() if kind in ("json", "text") else f"{status}: a {answer.mime} body."
+        return _success(answer, [text + cut], None, "the response was cut", output_check)
+    if kind == "text":
+        text = answer.text()
+        return _success(answer, [text], {"result": text}, f"it is {answer.mime}", output_check)
+    data = base64.b64encode(answer.body).decode()
+    block: types.ContentBlock
+    if kind == "image":
+        block = types.ImageContent(data=data, mime_type=answer.mime)
+    elif kind == "audio":
+        block = types.AudioContent(data=data, mime_type=answer.mime)
+    else:
+        disposition = answer.headers.get("content-disposition", "")
+        filename = re.search(r"filename=\"?([^\";]+)", disposition)
+        scheme = re.sub(r"[^a-z0-9+.-]", "-", server.lower()).lstrip("0123456789+.-") or "api"
+        uri = f"{scheme}://{quote(tool, safe='')}/{quote(filename[1] if filename else 'response')}"
+        mime = answer.mime or "application/octet-stream"
+        block = types.EmbeddedResource(
+            resource=types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
+        )
+    return _success(answer, [block], None, f"it is {answer.mime or 'binary data'}", output_check)
+
+
+def _success(
+    answer: Upstream,
+    content: Sequence[str | types.ContentBlock],
+    structured: Any,
+    not_json: str,
+    output_check: Callable[[Any], str | None] | None,
+) -> types.CallToolResult:
+    """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema)."""
+    blocks: list[types.ContentBlock] = [
+        types.TextContent(text=c) if isinstance(c, str) else c for c in content
+    ]
+    if output_check is None:
+        return types.CallToolResult(
+            content=blocks, structured_content=None if not_json else structured
+        )
+    problem = output_check(structured) if structured is not None else not_json
+    if problem is None:
+        return types.CallToolResult(content=blocks, structured_content=structured)
+    why = not_json or f"its data does not match the tool's output schema ({problem})"
+    note = (
+        f"Note: the API call succeeded (HTTP {answer.status} {answer.reason}), but {why}; the result"
+        " is given as plain content below and flagged as an error only because this tool declares an"
+        " output schema. Do not repeat the call because of this note."
+    )
+    return types.CallToolResult(content=[types.TextContent(text=note), *blocks], is_error=True)
+
+
+def status_text(answer: Upstream) -> str:
+    lines = [
+        f"The API answered HTTP {answer.status} {answer.reason} to {answer.method} {answer.url}."
+    ]
+    if retry := answer.headers.get("retry-after"):
+        lines.append(f"Retry-After: {retry} (wait that long before trying again).")
+    if answer.status in (401, 403):
+        lines.append(
+            "The credentials set for this MCP server are missing, wrong or not allowed this."
+        )
+    if not answer.body:
+        lines.append("(empty response body)")
+    elif answer.kind not in ("json", "text"):
+        lines.append(f"(a {answer.mime} body of {len(answer.body) + answer.omitted:,} bytes)")
+    else:
+        text = answer.text()
+        shortened = len(text) > ERROR_BODY_CHARS or answer.omitted
+        more = f" [... shortened to {ERROR_BODY_CHARS:,} characters]" if shortened else ""
+        lines.append(f"Response body: {text[:ERROR_BODY_CHARS]}{more}")
+    return "\n".join(lines)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def json_path(parts: Sequence[Any]) -> str:
+    """`$.filter.status`, `$.tags[0]`, `$['odd name']`."""
+    out = "$"
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if re.fullmatch(r"\w+", part) else f"[{part!r}]"
+    return out
+
+
+def first_problem(errors: Sequence[Any]) -> str | None:
+    """`$.path: message` for the shallowest jsonschema error, or None."""
+    if not errors:
+        return None
+    error = min(errors, key=lambda e: len(e.absolute_path))
+    return f"{json_path(error.absolute_path)}: {short(error.message)}"
+
+
+def argument_problems(tool: str, errors: Sequence[Any]) -> str | None:
+    """None without errors; else each bad argument (JSON path) with its rule, unknown ones with
+    the valid names."""
+    if not errors:
+        return None
+    lines = []
+    ordered = sorted(errors, key=lambda e: (len(e.absolute_path), str(e.absolute_path)))
+    for error in ordered[:_MAX_PROBLEMS]:
+        where = json_path(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            schema = error.schema if isinstance(error.schema, dict) else {}
+            known = list(schema.get("properties") or {})
+            extra = ", ".join(repr(key) for key in error.instance if key not in known)
+            what = "argument(s)" if where == "$" else f"propert(ies) in {where}"
+            lines.append(f"- unknown {what} {extra}; valid: {', '.join(known) or '(none)'}")
+        else:
+            lines.append(f"- {where}: {short(error.message)} (rule: {error.validator})")
+    if len(errors) > _MAX_PROBLEMS:
+        lines.append(f"- ... and {len(errors) - _MAX_PROBLEMS} more")
+    return f"Invalid arguments for tool '{tool}'; nothing was sent to the API.\n" + "\n".join(lines)

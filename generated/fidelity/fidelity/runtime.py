@@ -1,0 +1,396 @@
+"""Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
+
+Copied verbatim into every generated package with its siblings: `serialize.py` (arguments →
+request), `auth.py` (credentials) and `responses.py` (answer → result; their docstrings say the
+rules). Environment (PREFIX: the package's prefix; credentials: see auth.py):
+  PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
+  PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
+  PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
+  PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
+Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json,
+*/*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a 3xx is reported).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import re
+import traceback
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+import anyio
+import mcp_types as types
+from mcp.shared.exceptions import MCPError
+
+if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+    import auth  # type: ignore[import-not-found,unused-ignore]
+    import httpx
+    import responses as res  # type: ignore[import-not-found,unused-ignore]
+    import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+else:
+    try:
+        from . import auth
+        from . import responses as res
+        from . import serialize as ser
+    except ImportError:  # loaded as a top-level module, next to its siblings
+        import auth
+        import responses as res
+        import serialize as ser
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
+_DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
+_ACCEPT = "application/json, */*;q=0.8"
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
+_SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
+
+
+class ConfigError(Exception):
+    """A bad setting or data file; server.py prints the message and exits with status 2."""
+
+
+class ToolError(Exception):
+    """A failed call, reported to the model as an isError result with this (safe) message."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    base_url: str
+    prefix: str = "API"
+    timeout: float = DEFAULT_TIMEOUT
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    user_agent: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
+
+    @classmethod
+    def from_env(
+        cls,
+        env: Mapping[str, str] | None = None,
+        *,
+        prefix: str,
+        default_base_url: str | None = None,
+        base_url: str | None = None,
+        argv_base_url: str | None = None,
+        user_agent: str | None = None,
+    ) -> Settings:
+        """From `env` (default: os.environ); `base_url`/`argv_base_url` (--base-url) win."""
+        env = dict(os.environ if env is None else env)
+
+        def get(suffix: str) -> str | None:
+            return env.get(f"{prefix}_{suffix}", "").strip() or None
+
+        url = base_url or argv_base_url or get("BASE_URL") or default_base_url
+        cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
+        return cls(
+            base_url=_check_base_url(url, prefix),
+            prefix=prefix,
+            timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or DEFAULT_TIMEOUT,
+            max_response_bytes=int(cap or DEFAULT_MAX_RESPONSE_BYTES),
+            headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
+            user_agent=user_agent,
+            env=env,
+        )
+
+
+def _check_base_url(url: str | None, prefix: str) -> str:
+    if not url:
+        raise ConfigError(f"no API base URL: set {prefix}_BASE_URL (or pass --base-url)")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{prefix}_BASE_URL must be an absolute http(s) URL like https://h/v1")
+    if parts.query or parts.fragment or "{" in url:
+        raise ConfigError(f"{prefix}_BASE_URL must not have a query, a fragment or a {{variable}}")
+    return url.rstrip("/")
+
+
+def _number(raw: str | None, name: str, kind: type[float] | type[int]) -> float | None:
+    if raw is None:
+        return None
+    try:
+        value: float = kind(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        unit = "a whole number of bytes" if kind is int else "a number of seconds"
+        raise ConfigError(f"{name} must be {unit} greater than 0, got {raw!r}")
+    return value
+
+
+def _static_headers(raw: str | None, name: str) -> dict[str, str]:
+    if raw is None:
+        return {}
+    example = 'a JSON object such as {"X-Tenant": "acme"}'
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{name} is not valid JSON ({error}); expected {example}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{name} must be {example}")
+    headers: dict[str, str] = {}
+    for key, value in data.items():
+        if not _HEADER_NAME.fullmatch(key) or not isinstance(value, str | int | float):
+            raise ConfigError(f"{name}: {key!r} must be a header name with a string value")
+        try:
+            headers[key] = ser.checked_header(f"{name}[{key!r}]", ser.scalar(value))
+        except ser.ArgumentError as error:
+            raise ConfigError(str(error)) from None
+    return headers
+
+
+class ToolRuntime:
+    """The tools of one generated server: answers tools/list and tools/call."""
+
+    def __init__(self, data: Mapping[str, Any], settings: Settings) -> None:
+        if data.get("format") != 1:
+            raise ConfigError(f"tool data format {data.get('format')!r} is not supported")
+        server = data.get("server") or {}
+        self.name = str(server.get("name") or "api")
+        self.version = str(server.get("version") or "0")
+        self.settings = settings
+        self._tools: list[dict[str, Any]] = data["tools"]
+        self._by_name = {tool["name"]: tool for tool in self._tools}
+        self._raw_routes: Mapping[str, Any] = data["routes"]
+        self._routes: dict[str, ser.Route] = {}
+        self._validators: dict[tuple[str, str], Any] = {}
+        self._list: types.ListToolsResult | None = None
+        self._client: httpx.AsyncClient | None = None
+        agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
+        self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
+        schemes = data.get("securitySchemes") or {}
+        self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
+        sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
+        self.credentials.add_secrets(*sensitive)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], settings: Settings) -> ToolRuntime:
+        """Read `tool_data.json` once; routes and validators are prepared on first use."""
+        try:
+            with open(path, "rb") as file:
+                return cls(json.load(file), settings)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
+
+    def list_tools_result(self) -> types.ListToolsResult:
+        """Built once, on first use (one pydantic-core validation beats model_construct)."""
+        if self._list is None:
+            self._list = types.ListToolsResult.model_validate({"tools": self._tools})
+        return self._list
+
+    async def on_list_tools(
+        self, ctx: object, params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return self.list_tools_result()
+
+    def input_schema(self, name: str) -> dict[str, Any] | None:
+        """For `Server(get_tool_input_schema=...)`."""
+        tool = self._by_name.get(name)
+        return tool["inputSchema"] if tool else None
+
+    def route(self, name: str) -> ser.Route:
+        if name not in self._routes:
+            self._routes[name] = ser.Route.from_json(self._raw_routes[name])
+        return self._routes[name]
+
+    async def on_call_tool(
+        self, ctx: object, params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await self.call_tool(params.name, params.arguments)
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None
+    ) -> types.CallToolResult:
+        """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
+        tool = self._by_name.get(name)
+        if tool is None or name not in self._raw_routes:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+        try:
+            result = await self._call(name, tool, dict(arguments or {}))
+        except (ToolError, auth.AuthError) as error:
+            result = res.error_result(str(error))
+        except Exception as error:
+            details = "".join(traceback.format_exception(error))
+            logger.error("tool %s failed:\n%s", name, self.credentials.scrub(details))
+            result = res.error_result(
+                f"Internal error in the MCP server while running '{name}' (details are in its log)."
+                " The request may or may not have reached the API."
+            )
+        if not self.credentials.secrets:
+            return result
+        scrubbed = [
+            (
+                types.TextContent(text=self.credentials.scrub(c.text))
+                if isinstance(c, types.TextContent)
+                else c
+            )
+            for c in result.content
+        ]
+        update: dict[str, Any] = {"content": scrubbed}
+        if result.structured_content is not None:
+            update["structured_content"] = self.credentials.scrub_json(result.structured_content)
+        return result.model_copy(update=update)
+
+    async def _call(
+        self, name: str, tool: Mapping[str, Any], arguments: dict[str, Any]
+    ) -> types.CallToolResult:
+        errors = list(self._validator("in", name, tool["inputSchema"]).iter_errors(arguments))
+        if problems := res.argument_problems(name, errors):
+            raise ToolError(problems)
+        route = self.route(name)
+        try:
+            request = ser.build_request(route, arguments)
+        except ser.ArgumentError as error:
+            raise ToolError(f"{error}. Nothing was sent to the API.") from None
+        answer = await self._send(request, self.credentials.choose(route.security))
+        if answer.kind in ("json", "text") and self.credentials.secrets:
+            answer = replace(
+                answer, body=self.credentials.scrub(answer.body.decode("latin-1")).encode("latin-1")
+            )
+        check = partial(self._output_problem, name) if route.has_output_schema else None
+        hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
+        result: types.CallToolResult = res.tool_result(
+            answer,
+            server=self.name,
+            tool=name,
+            wrapped=route.wrapped,
+            output_check=check,
+            cut_hint=hint,
+        )
+        return result
+
+    def _output_problem(self, name: str, value: Any) -> str | None:
+        schema = self._by_name[name].get("outputSchema") or {}
+        problem: str | None = res.first_problem(
+            list(self._validator("out", name, schema).iter_errors(value))
+        )
+        return problem
+
+    def _validator(self, kind: str, name: str, schema: Mapping[str, Any]) -> Any:
+        """Compiled once per tool: inputs also check `format`; outputs are checked as clients do."""
+        validator = self._validators.get((kind, name))
+        if validator is None:
+            from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+            from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
+
+            cls = validator_for(schema, default=Draft202012Validator)
+            validator = cls(schema, format_checker=cls.FORMAT_CHECKER if kind == "in" else None)
+            self._validators[(kind, name)] = validator
+        return validator
+
+    # ---- HTTP -------------------------------------------------------------------------------
+
+    def _http(self) -> httpx.AsyncClient:
+        """The shared client, created on first use; httpx's own log lines are scrubbed too."""
+        if self._client is None:
+            import httpx
+
+            limits = httpx.Limits(max_connections=32, max_keepalive_connections=8)
+            timeout = httpx.Timeout(self.settings.timeout)
+            self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+            logging.getLogger("httpx").addFilter(self._log_filter)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP client (call at shutdown)."""
+        client, self._client = self._client, None
+        if client is not None:
+            logging.getLogger("httpx").removeFilter(self._log_filter)
+            await client.aclose()
+
+    def _log_filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if (clean := self.credentials.scrub(message)) != message:
+            record.msg, record.args = clean, None
+        return True
+
+    def _headers(
+        self, extra: Mapping[str, str], content_type: str | None, cookies: Sequence[str] = ()
+    ) -> list[tuple[bytes, bytes]]:
+        """Defaults < PREFIX_HEADERS < parameters and credentials; one Cookie header."""
+        merged = {"user-agent": ("User-Agent", self._user_agent), "accept": ("Accept", _ACCEPT)}
+        for name, value in [*self.settings.headers.items(), *extra.items()]:
+            merged[name.lower()] = (name, value)
+        if content_type:
+            merged["content-type"] = ("Content-Type", content_type)
+        if cookies:
+            static = merged.get("cookie", ("", ""))[1]
+            merged["cookie"] = ("Cookie", "; ".join([static, *cookies] if static else cookies))
+        return [(name.encode("ascii"), value.encode()) for name, value in merged.values()]
+
+    async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
+        return await self._exchange("POST", url, self._headers(headers, None), body)
+
+    async def _send(self, request: ser.PreparedRequest, chosen: auth.Chosen) -> res.Upstream:
+        """Send with credentials; after a 401 on a fetched OAuth2 token, fetch anew and retry once."""
+        stale: dict[tuple[str, str], str] = {}
+        while True:
+            attempt = replace(
+                request,
+                query=[*request.query],
+                headers={**request.headers},
+                cookies=[*request.cookies],
+            )
+            used = await self.credentials.apply(attempt, chosen, stale, self._post)
+            headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
+            url = attempt.url(self.settings.base_url)
+            answer = await self._exchange(attempt.method, url, headers, attempt.body)
+            logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
+            if answer.status != 401 or not used or stale:
+                return answer
+            stale = used
+
+    async def _exchange(
+        self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes | None
+    ) -> res.Upstream:
+        """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
+        import httpx
+
+        shown, timeout, cap = (
+            self.credentials.shown_url(url),
+            self.settings.timeout,
+            self.settings.max_response_bytes,
+        )
+        what = f"{method} {shown}"
+        try:
+            with anyio.fail_after(timeout):
+                async with self._http().stream(
+                    method, url, headers=headers, content=body
+                ) as response:
+                    kept, total = bytearray(), 0
+                    async for chunk in response.aiter_bytes():
+                        total += len(chunk)
+                        kept += chunk[: max(0, cap - len(kept))]
+                        if total > cap + _DRAIN_LIMIT:
+                            break
+        except (TimeoutError, httpx.TimeoutException):
+            raise ToolError(
+                f"The API did not answer {what} within {timeout:g} seconds ({self.settings.prefix}"
+                "_TIMEOUT). It may be overloaded or unreachable: try again later."
+            ) from None
+        except httpx.ConnectError as error:
+            tls = "SSL" in repr(error) or "certificate" in str(error).lower()
+            problem = "a TLS/certificate error" if tls else "the connection failed"
+            raise ToolError(
+                f"Could not reach the API for {what}: {problem} ({str(error) or type(error).__name__})."
+                f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
+            ) from None
+        except httpx.HTTPError as error:
+            raise ToolError(
+                f"The connection to the API broke during {what} ({type(error).__name__}: {error})."
+                " The request may or may not have been processed."
+            ) from None
+        omitted, at_least = total - len(kept), total > cap + _DRAIN_LIMIT
+        status, reason = response.status_code, response.reason_phrase
+        return res.Upstream(
+            method, shown, status, reason, response.headers, bytes(kept), omitted, at_least
+        )

@@ -1,0 +1,355 @@
+"""How one tool call's arguments become one HTTP request: OpenAPI parameter styles and bodies.
+
+Pure functions over a route of `tool_data.json` (see docs/tool-data.md); standard library only.
+Encoding rules, fixed here so that every generated server sends the same bytes:
+
+- Everything outside RFC 3986 *unreserved* (`A-Z a-z 0-9 - . _ ~`) is percent-encoded as UTF-8,
+  so a path value is always ONE segment (`a/b` → `a%2Fb`) and a segment made only of dots is
+  encoded too (`..` → `%2E%2E`): no traversal, no new query, fragment or host.
+- Style delimiters stay literal, as in the OpenAPI style tables: `,` (form, simple), `|`
+  (pipeDelimited), `%20` (spaceDelimited), `[` `]` (deepObject), `.` (label), `;` `=` (matrix).
+- `allowReserved` keeps RFC 3986 reserved characters literal in query values, except `#` and `&`,
+  which would cut or split the query string and are always encoded.
+- Booleans are written `true`/`false`; numbers as in JSON; nested values inside arrays or objects
+  and parameters described by `content` are compact JSON text. A `null` parameter or form or
+  multipart field counts as not given; a JSON body keeps the fields given, `null` included.
+- Multipart: a binary field (base64 argument) is a file part named after the field, with the
+  encoding's content type (default application/octet-stream); an array gives one part per item;
+  objects are JSON parts; other values are plain text parts. Wildcard media types (`*/*`) are sent
+  as application/json, application/octet-stream or text/plain.
+- Header values may not contain control characters (CR/LF can never inject a header);
+  cookie parameters end up in one `Cookie` header (`a=1; b=2`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+_RESERVED_KEPT = ":/?[]@!$'()*+,;="  # allowReserved: reserved characters sent literally (not # &)
+_TEMPLATE = re.compile(r"\{([^{}]+)\}")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+class ArgumentError(ValueError):
+    """An argument that validates against the schema but cannot be sent (a tool error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    arg: str
+    name: str
+    location: str
+    required: bool = False
+    style: str | None = None
+    explode: bool | None = None
+    allow_reserved: bool = False
+    content_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    media_type: str
+    kind: str
+    required: bool
+    fields: tuple[Param, ...]  # location "body", or "file" for binary (base64) fields
+    arg: str | None
+    binary: bool
+
+
+Security = tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]  # OR of AND of (scheme, scopes)
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    method: str
+    path: str
+    params: tuple[Param, ...]
+    body: Body | None
+    security: Security
+    wrapped: bool
+    has_output_schema: bool
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Route:
+        params = tuple(_param(p, p["in"]) for p in data.get("params") or ())
+        raw, body = data.get("body"), None
+        if raw:
+            fields = [
+                _param(f, "file" if f.get("binary") else "body") for f in raw.get("fields") or ()
+            ]
+            media, kind, required = raw["mediaType"], raw["kind"], bool(raw.get("required"))
+            body = Body(
+                media, kind, required, tuple(fields), raw.get("arg"), bool(raw.get("binary"))
+            )
+        security = tuple(
+            tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
+            for alternative in data.get("security") or ()
+        )
+        method, wrapped = str(data["method"]).upper(), bool(data.get("wrapped"))
+        has_output = bool(data.get("hasOutputSchema"))
+        return cls(method, data["path"], params, body, security, wrapped, has_output)
+
+
+def _param(raw: Mapping[str, Any], location: str) -> Param:
+    required, reserved = bool(raw.get("required")), bool(raw.get("allowReserved"))
+    style, explode, content = raw.get("style"), raw.get("explode"), raw.get("contentType")
+    return Param(raw["arg"], raw["name"], location, required, style, explode, reserved, content)
+
+
+@dataclass(slots=True)
+class PreparedRequest:
+    """A request before the base URL, static headers and credentials are added."""
+
+    method: str
+    path: str  # percent-encoded, starts with "/"
+    query: list[str] = field(default_factory=list)  # encoded "name=value" pairs, in order
+    headers: dict[str, str] = field(default_factory=dict)
+    cookies: list[str] = field(default_factory=list)  # encoded "name=value" pairs
+    body: bytes | None = None
+    content_type: str | None = None
+
+    def url(self, base_url: str) -> str:
+        """The full URL; `base_url` keeps its own path (`https://h/api/v1` + `/items`)."""
+        return base_url.rstrip("/") + self.path + ("?" + "&".join(self.query) if self.query else "")
+
+
+def pct(text: str, keep: str = "") -> str:
+    """Percent-encode everything outside unreserved (and `keep`), as UTF-8."""
+    return quote(text, safe=keep)
+
+
+def scalar(value: Any) -> str:
+    """A primitive as text: `true`/`false`, JSON numbers, strings as is, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else _json(value)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode_base64(arg: str, value: Any) -> bytes:
+    """A base64 (or base64url, padding optional) argument as bytes."""
+    if not isinstance(value, str):
+        raise ArgumentError(f"Argument '{arg}' must be a base64-encoded string")
+    text = re.sub(r"\s+", "", value).replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError) as error:
+        raise ArgumentError(f"Argument '{arg}' must be base64-encoded bytes ({error})") from None
+
+
+def _split(value: Any, encode: Callable[[str], str]) -> tuple[list[str], list[str] | None] | None:
+    """Arrays → (items, None); objects → (k, v, k, v..., ["k=v", ...]); primitives → None."""
+    if isinstance(value, list):
+        return [encode(scalar(item)) for item in value], None
+    if isinstance(value, dict):
+        pairs = [(encode(str(k)), encode(scalar(v))) for k, v in value.items() if v is not None]
+        return [x for pair in pairs for x in pair], [f"{k}={v}" for k, v in pairs]
+    return None
+
+
+def path_value(p: Param, value: Any) -> str:
+    """simple (default), label or matrix style, encoded; never more than one segment."""
+    style, explode, name = p.style or "simple", bool(p.explode), pct(p.name)
+    split = None if p.content_type else _split(value, pct)
+    if split is None:
+        text = pct(_json(value) if p.content_type else scalar(value))
+        if style == "matrix":
+            return f";{name}={text}" if text else f";{name}"
+        return "." + text if style == "label" else text
+    flat, pairs = split
+    if style == "matrix":
+        if not explode:
+            return f";{name}=" + ",".join(flat)
+        return (
+            "".join(f";{kv}" for kv in pairs)
+            if pairs is not None
+            else "".join(f";{name}={v}" for v in flat)
+        )
+    tokens = pairs if explode and pairs is not None else flat
+    return "." + ("." if explode else ",").join(tokens) if style == "label" else ",".join(tokens)
+
+
+def query_pairs(p: Param, value: Any) -> list[str]:
+    """form (default), spaceDelimited, pipeDelimited or deepObject style: encoded `k=v` pairs."""
+    style = p.style or "form"
+    explode = p.explode if p.explode is not None else style == "form"
+    keep = _RESERVED_KEPT if p.allow_reserved else ""
+    name = pct(p.name, "[]")
+    if p.content_type:
+        return [f"{name}={pct(_json(value), keep)}"]
+    if style == "deepObject" and isinstance(value, dict):
+        return _deep(p.name, value, keep)
+    split = _split(value, lambda text: pct(text, keep))
+    if split is None:
+        return [f"{name}={pct(scalar(value), keep)}"]
+    flat, pairs = split
+    if explode:
+        return pairs if pairs is not None else [f"{name}={v}" for v in flat]
+    delimiter = {"spaceDelimited": "%20", "pipeDelimited": "|"}.get(style, ",")
+    return [f"{name}=" + delimiter.join(flat)]
+
+
+def _deep(prefix: str, value: Mapping[str, Any], keep: str) -> list[str]:
+    """deepObject: `filter[status]=open`; nested objects nest brackets, arrays repeat the key."""
+    pairs: list[str] = []
+    for key, item in value.items():
+        name = f"{prefix}[{key}]"
+        if isinstance(item, dict):
+            pairs += _deep(name, item, keep)
+        else:
+            pairs += [
+                f"{pct(name, '[]')}={pct(scalar(x), keep)}"
+                for x in (item if isinstance(item, list) else [item])
+                if x is not None
+            ]
+    return pairs
+
+
+def header_value(p: Param, value: Any) -> str:
+    """simple style: `a,b` for arrays, `k,v` or `k=v` (explode) for objects; no control chars."""
+    split = None if p.content_type else _split(value, str)
+    if split is None:
+        text = _json(value) if p.content_type else scalar(value)
+    else:
+        text = ",".join(split[1] if p.explode and split[1] is not None else split[0])
+    return checked_header(p.arg, text)
+
+
+def checked_header(what: str, text: str) -> str:
+    """`text` if it is a safe header value (no CR, LF or other control characters), trimmed."""
+    if _CONTROL.search(text):
+        raise ArgumentError(
+            f"'{what}' is sent as an HTTP header value and must not contain "
+            "control characters such as CR or LF"
+        )
+    return text.strip(" \t")
+
+
+def cookie_pairs(p: Param, value: Any) -> list[str]:
+    """form style, values percent-encoded: `id=3,4,5`, or one pair per item when exploded."""
+    return query_pairs(
+        Param(p.arg, p.name, "cookie", False, "form", bool(p.explode), False, p.content_type), value
+    )
+
+
+def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
+    """The request for schema-valid `arguments`; raises ArgumentError for unsendable values."""
+    request = PreparedRequest(route.method, "")
+    path_values: dict[str, str] = {}
+    for p in route.params:
+        value = arguments.get(p.arg)
+        if value is None:
+            continue
+        if p.location == "path":
+            path_values[p.name] = path_value(p, value)
+            if not path_values[p.name]:
+                raise ArgumentError(f"Argument '{p.arg}' is a path segment and must not be empty")
+        elif p.location == "query":
+            request.query += query_pairs(p, value)
+        elif p.location == "header":
+            request.headers[p.name] = header_value(p, value)
+        elif p.location == "cookie":
+            request.cookies += cookie_pairs(p, value)
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(1) not in path_values:
+            raise ArgumentError(f"Missing the path parameter '{match.group(1)}'")
+        return path_values[match.group(1)]
+
+    path = _TEMPLATE.sub(fill, route.path)
+    segments = [s.replace(".", "%2E") if s and not s.strip(".") else s for s in path.split("/")]
+    request.path = "/".join(segments) if path.startswith("/") else "/" + "/".join(segments)
+    if route.body is not None:
+        _add_body(request, route.body, arguments)
+    return request
+
+
+def _add_body(request: PreparedRequest, body: Body, arguments: Mapping[str, Any]) -> None:
+    if body.arg is not None:
+        if arguments.get(body.arg) is None:
+            if not body.required:
+                return
+            raise ArgumentError(f"Argument '{body.arg}' (the request body) is required")
+        value = arguments[body.arg]
+    else:
+        given = {f.arg: arguments[f.arg] for f in body.fields if f.arg in arguments}
+        if not given and not body.required:
+            return
+        value = given
+    media = body.media_type
+    if body.kind == "json":
+        payload = (
+            value
+            if body.arg is not None
+            else {f.name: value[f.arg] for f in body.fields if f.arg in value}
+        )
+        request.body = _json(payload).encode()
+        request.content_type = "application/json" if "*" in media else media
+    elif body.kind == "form":
+        request.body = "&".join(_form_pairs(body, value)).encode("ascii")
+        request.content_type = media
+    elif body.kind == "multipart":
+        boundary = secrets.token_hex(16)
+        request.body = _multipart(body, value, boundary)
+        request.content_type = f"{media.split(';')[0]}; boundary={boundary}"
+    elif body.kind == "binary" or body.binary:
+        request.body = decode_base64(body.arg or "body", value)
+        request.content_type = "application/octet-stream" if "*" in media else media
+    else:
+        request.body = scalar(value).encode()
+        request.content_type = "text/plain" if "*" in media else media
+
+
+def _fields(body: Body, value: Any) -> list[tuple[Param, Any]]:
+    if body.arg is None:  # form and multipart leave out null fields (JSON sends them)
+        return [(f, value[f.arg]) for f in body.fields if value.get(f.arg) is not None]
+    if not isinstance(value, dict):
+        raise ArgumentError(f"Argument '{body.arg}' must be an object for a {body.media_type} body")
+    return [(Param(str(k), str(k), "body"), v) for k, v in value.items() if v is not None]
+
+
+def _form_pairs(body: Body, value: Any) -> list[str]:
+    pairs: list[str] = []
+    for f, item in _fields(body, value):
+        if f.location == "file":
+            pairs.append(f"{pct(f.name)}={quote(decode_base64(f.arg, item), safe='')}")
+        else:
+            pairs += query_pairs(f, item)
+    return pairs
+
+
+def _quoted(text: str) -> str:
+    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _multipart(body: Body, value: Any, boundary: str) -> bytes:
+    out = bytearray()
+    for f, item in _fields(body, value):
+        for part in item if isinstance(item, list) else [item]:
+            disposition = f'form-data; name="{_quoted(f.name)}"'
+            if f.location == "file":
+                data = decode_base64(f.arg, part)
+                disposition += f'; filename="{_quoted(f.name)}"'
+                content_type: str | None = f.content_type or "application/octet-stream"
+            elif isinstance(part, dict | list) or "json" in (f.content_type or ""):
+                data = _json(part).encode()
+                content_type = f.content_type or "application/json"
+            else:
+                data, content_type = scalar(part).encode(), f.content_type
+            out += f"--{boundary}\r\nContent-Disposition: {disposition}\r\n".encode()
+            if content_type:
+                out += f"Content-Type: {content_type}\r\n".encode()
+            out += b"\r\n" + data + b"\r\n"
+    out += f"--{boundary}--\r\n".encode()
+    return bytes(out)
