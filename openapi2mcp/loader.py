@@ -21,13 +21,18 @@ class LoadError(Exception):
 
 
 class _StringDateLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """PyYAML's safe loader without the timestamp resolver: dates stay strings, as in JSON."""
+    """PyYAML's safe loader read the YAML 1.2 way: dates stay strings, `no`/`off` are not booleans."""
 
 
+_YAML_11_ONLY = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool"}
 _StringDateLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _YAML_11_ONLY]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+# YAML 1.2 (what OpenAPI recommends): only true/false are booleans; `on`, `no`, `off` stay strings.
+_StringDateLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
 
 
 def is_url(source: str) -> bool:

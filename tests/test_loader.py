@@ -89,3 +89,8 @@ def test_a_spec_is_fetched_by_url(spec_server: str):
 def test_a_url_that_answers_an_error_is_a_clear_error(spec_server: str):
     with pytest.raises(LoadError, match=r"/missing\.yaml: cannot fetch the spec: HTTP 404$"):
         load_source(f"{spec_server}/missing.yaml")
+
+
+def test_yaml_is_read_the_yaml_1_2_way_only_true_and_false_are_booleans():
+    data = parse_text("a: off\nb: no\nc: yes\nd: true\ne: False\ncountry: [NO, SE]\n", "x.yaml")
+    assert data == {"a": "off", "b": "no", "c": "yes", "d": True, "e": False, "country": ["NO", "SE"]}

@@ -320,6 +320,16 @@ async def test_header_parameters_use_simple_style_and_cookies_share_one_header(
     assert request.all("Cookie") == ["session=abc%201%3B2; prefs=x,y"]
 
 
+async def test_an_empty_list_or_object_header_parameter_is_left_out(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    result = await call(make_runtime(DATA), "withHeaders", {"list": [], "obj": {}, "flag": False})
+    assert not result.is_error, text_of(result)
+    assert upstream.last.header("X-List") is None
+    assert upstream.last.header("X-Obj") is None
+    assert upstream.last.header("X-Flag") == "false"
+
+
 @pytest.mark.parametrize("value", ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\x00b"])
 async def test_a_header_value_with_cr_or_lf_is_a_tool_error_and_nothing_is_sent(
     make_runtime: Make, upstream: Upstream, value: str
@@ -589,6 +599,17 @@ async def test_client_credentials_tokens_are_fetched_once_and_cached(
     assert tokens[0].body == b"grant_type=client_credentials&scope=read+write"
     assert upstream.last.header("Authorization") == "Bearer token-1"
     assert "token-1" not in text_of(result) and "[REDACTED]" in text_of(result)
+
+
+async def test_static_headers_go_to_the_api_but_never_to_the_token_endpoint(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    tokens = _oauth_upstream(upstream, refuse=set())
+    env = {**OAUTH_ENV, "T_HEADERS": json.dumps({"X-Api-Secret": "static-secret"})}
+    result = await call(make_runtime(DATA, env), "oauthOnly", {})
+    assert not result.is_error, text_of(result)
+    assert tokens[0].header("X-Api-Secret") is None
+    assert upstream.last.header("X-Api-Secret") == "static-secret"
 
 
 async def test_a_401_fetches_a_new_token_and_retries_once(make_runtime: Make, upstream: Upstream) -> None:

@@ -258,6 +258,8 @@ def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest
         elif p.location == "query":
             request.query += query_pairs(p, value)
         elif p.location == "header":
+            if value in ([], {}):
+                continue  # an empty list or object has no simple-style text: the header is left out
             request.headers[p.name] = header_value(p, value)
         elif p.location == "cookie":
             request.cookies += cookie_pairs(p, value)

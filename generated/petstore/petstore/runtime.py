@@ -314,11 +314,16 @@ class ToolRuntime:
         return True
 
     def _headers(
-        self, extra: Mapping[str, str], content_type: str | None, cookies: Sequence[str] = ()
+        self,
+        extra: Mapping[str, str],
+        content_type: str | None,
+        cookies: Sequence[str] = (),
+        to_api: bool = True,
     ) -> list[tuple[bytes, bytes]]:
-        """Defaults < PREFIX_HEADERS < parameters and credentials; one Cookie header."""
+        """Defaults < PREFIX_HEADERS (API requests only) < parameters and credentials; one Cookie."""
         merged = {"user-agent": ("User-Agent", self._user_agent), "accept": ("Accept", _ACCEPT)}
-        for name, value in [*self.settings.headers.items(), *extra.items()]:
+        static = self.settings.headers.items() if to_api else ()
+        for name, value in [*static, *extra.items()]:
             merged[name.lower()] = (name, value)
         if content_type:
             merged["content-type"] = ("Content-Type", content_type)
@@ -328,7 +333,8 @@ class ToolRuntime:
         return [(name.encode("ascii"), value.encode()) for name, value in merged.values()]
 
     async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
-        return await self._exchange("POST", url, self._headers(headers, None), body)
+        """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
+        return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
 
     async def _send(self, request: ser.PreparedRequest, chosen: auth.Chosen) -> res.Upstream:
         """Send with credentials; after a 401 on a fetched OAuth2 token, fetch anew and retry once."""
