@@ -322,8 +322,8 @@ class ToolRuntime:
     ) -> list[tuple[bytes, bytes]]:
         """Defaults < PREFIX_HEADERS (API requests only) < parameters and credentials; one Cookie."""
         merged = {"user-agent": ("User-Agent", self._user_agent), "accept": ("Accept", _ACCEPT)}
-        static = self.settings.headers.items() if to_api else ()
-        for name, value in [*static, *extra.items()]:
+        configured = list(self.settings.headers.items()) if to_api else []
+        for name, value in [*configured, *extra.items()]:
             merged[name.lower()] = (name, value)
         if content_type:
             merged["content-type"] = ("Content-Type", content_type)
