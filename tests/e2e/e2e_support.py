@@ -58,7 +58,8 @@ START_TIMEOUT = 30.0  # seconds for a process to start listening
 UPSTREAM_TIMEOUT = 10  # seconds: {PREFIX}_TIMEOUT of the generated servers
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-_PRISM_REQUEST = re.compile(r"\[HTTP SERVER\] (\w+) (\S+) .*Request received")
+# A request's first log line, up to its info mark: Prism sometimes wraps it before "Request received".
+_PRISM_REQUEST = re.compile(r"\[HTTP SERVER\] (\w+) (\S+) \u2139")
 T = TypeVar("T")
 
 
