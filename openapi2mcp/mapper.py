@@ -13,6 +13,7 @@ from openapi2mcp.inputs import build_inputs
 from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions, SecurityScheme, Tool
 from openapi2mcp.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
 from openapi2mcp.outputs import build_output
+from openapi2mcp.path_keys import split_path_key
 from openapi2mcp.refs import Resolver
 from openapi2mcp.schemas import SchemaConverter
 from openapi2mcp.security import map_requirements, map_schemes
@@ -41,10 +42,11 @@ def map_document(
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
     schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
-    tools = []
+    tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
     for ref in iter_operations(document, resolver, diagnostics):
         try:
-            tools.append(_map_operation(ref, document, resolver, converter, schemes, options, diagnostics))
+            tool = _map_operation(ref, document, resolver, converter, schemes, options, diagnostics)
+            tools.append((tool, f"{tool.method} {ref.path}"))
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
             diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
@@ -106,8 +108,7 @@ def _map_operation(
     options: GeneratorOptions,
     diagnostics: Diagnostics,
 ) -> Tool:
-    if "?" in ref.path or "#" in ref.path:
-        raise SpecError(ref.pointer, f"path {ref.path!r} contains '?' or '#', which a path template cannot")
+    path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
     check_operation(ref.operation, ref.pointer, document)
     operation, x_mcp = ref.operation, _x_mcp(ref.operation, ref.pointer, diagnostics)
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
@@ -123,7 +124,7 @@ def _map_operation(
         title=title,
         description=_description(x_mcp, summary, operation, ref, inputs.body_note),
         method=ref.method.upper(),
-        path=ref.path,
+        path=path,
         pointer=ref.pointer,
         operation_id=operation_id,
         parameters=inputs.parameters,
@@ -134,6 +135,7 @@ def _map_operation(
         annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
         security=map_requirements(raw_security, schemes, pointer_join(ref.pointer, "security"), diagnostics),
         tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
+        fixed_query=fixed_query,
     )
 
 
@@ -169,10 +171,9 @@ def _description(
     return f"{text}\n\n{footer}" if text else footer
 
 
-def _with_unique_names(tools: list[Tool], options: GeneratorOptions) -> tuple[Tool, ...]:
-    candidates = [(tool.name, f"{tool.method} {tool.path}") for tool in tools]
-    names = unique_tool_names(candidates, options.name_style)
+def _with_unique_names(tools: list[tuple[Tool, str]], options: GeneratorOptions) -> tuple[Tool, ...]:
+    names = unique_tool_names([(tool.name, identity) for tool, identity in tools], options.name_style)
     return tuple(
         tool if tool.name == name else dataclasses.replace(tool, name=name)
-        for tool, name in zip(tools, names, strict=True)
+        for (tool, _), name in zip(tools, names, strict=True)
     )

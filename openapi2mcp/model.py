@@ -108,6 +108,7 @@ class Tool:
     annotations: Annotations
     security: tuple[Requirement, ...]  # alternatives; () = no authentication
     tags: tuple[str, ...] = ()
+    fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ def _route(tool: Tool) -> dict[str, Any]:
     return {
         "method": tool.method,
         "path": tool.path,
+        "fixedQuery": [list(pair) for pair in tool.fixed_query],
         "params": [_parameter(parameter) for parameter in tool.parameters],
         "body": _body(tool.body) if tool.body else None,
         "security": [

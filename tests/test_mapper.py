@@ -415,9 +415,28 @@ def test_a_dangling_path_item_ref_skips_the_path_with_an_error_at_the_path_item(
     assert skipped({"/a": {"$ref": "#/components/pathItems/Nope"}}) == [(Level.ERROR, "#/paths/~1a")]
 
 
-@pytest.mark.parametrize("path", ["/a?x=1", "/a#frag"])
-def test_a_path_with_a_query_or_fragment_is_skipped_with_an_error_at_the_operation(path: str) -> None:
-    assert skipped({path: {"get": op(operationId="bad")}}) == [(Level.ERROR, f"#/paths/~1{path[1:]}/get")]
+def test_a_query_part_of_a_path_key_becomes_fixed_query_pairs_and_a_fragment_is_dropped() -> None:
+    model, diagnostics = build(
+        spec({"/a?view=full&x=": {"get": op(operationId="q")}, "/#Action=Run": {"post": op(operationId="f")}})
+    )
+    assert [(t.name, t.path, t.fixed_query) for t in model.tools] == [
+        ("q", "/a", (("view", "full"), ("x", ""))),
+        ("f", "/", ()),
+    ]
+    assert [(d.level, d.pointer) for d in diagnostics] == [
+        (Level.INFO, "#/paths/~1a?view=full&x=/get"),
+        (Level.INFO, "#/paths/~1#Action=Run/post"),
+    ]
+
+
+def test_a_template_in_the_query_part_of_a_path_key_skips_the_operation() -> None:
+    assert skipped({"/a?x={y}": {"get": op(operationId="bad")}}) == [(Level.ERROR, "#/paths/~1a?x={y}/get")]
+
+
+def test_operations_told_apart_only_by_a_fragment_get_distinct_names() -> None:
+    model, _ = build(spec({"/#A": {"get": op()}, "/#B": {"get": op()}}))
+    names = [tool.name for tool in model.tools]
+    assert len(set(names)) == 2 and all(name.startswith("get___") for name in names)
 
 
 def test_an_undeclared_path_template_parameter_skips_the_operation_with_an_error_at_the_operation() -> None:
@@ -533,7 +552,7 @@ def test_several_broken_operations_each_cost_only_themselves() -> None:
                 "get": op(operationId="badRef", parameters=[{"$ref": "#/nowhere"}]),
                 "put": op(operationId="fine2"),
             },
-            "/c?q": {"get": op(operationId="badPath")},
+            "/c?q={x}": {"get": op(operationId="badPath")},
             "/d": {"get": {"operationId": "noResponses"}},
         }
     )
@@ -542,7 +561,7 @@ def test_several_broken_operations_each_cost_only_themselves() -> None:
     assert sorted(d.pointer for d in diagnostics if d.level is Level.ERROR) == [
         "#/paths/~1a~1{id}/get",
         "#/paths/~1b/get/parameters/0",
-        "#/paths/~1c?q/get",
+        "#/paths/~1c?q={x}/get",
         "#/paths/~1d/get/responses",
     ]
 

@@ -809,3 +809,10 @@ def test_build_request_is_pure() -> None:
     request = serialize.build_request(route, {"tags": ["a b"], "flag": True})
     assert request.url("https://h/api/") == "https://h/api/search?tags=a%20b&flag=true"
     assert request.body is None and request.headers == {} and request.cookies == []
+
+
+def test_fixed_query_pairs_of_a_path_key_come_first_and_are_encoded() -> None:
+    data = {**DATA["routes"]["search"], "fixedQuery": [["view", "full info"], ["beta", "true"]]}
+    route = serialize.Route.from_json(data)
+    request = serialize.build_request(route, {"tags": ["x"]})
+    assert request.url("https://h/api") == "https://h/api/search?view=full%20info&beta=true&tags=x"

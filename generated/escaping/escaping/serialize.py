@@ -76,6 +76,7 @@ class Route:
     security: Security
     wrapped: bool
     has_output_schema: bool
+    fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Route:
@@ -95,7 +96,8 @@ class Route:
         )
         method, wrapped = str(data["method"]).upper(), bool(data.get("wrapped"))
         has_output = bool(data.get("hasOutputSchema"))
-        return cls(method, data["path"], params, body, security, wrapped, has_output)
+        fixed = tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ())
+        return cls(method, data["path"], params, body, security, wrapped, has_output, fixed)
 
 
 def _param(raw: Mapping[str, Any], location: str) -> Param:
@@ -246,6 +248,7 @@ def cookie_pairs(p: Param, value: Any) -> list[str]:
 def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
     """The request for schema-valid `arguments`; raises ArgumentError for unsendable values."""
     request = PreparedRequest(route.method, "")
+    request.query += [f"{pct(name)}={pct(value)}" for name, value in route.fixed_query]
     path_values: dict[str, str] = {}
     for p in route.params:
         value = arguments.get(p.arg)
