@@ -24,7 +24,8 @@ class _StringDateLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type:
     """PyYAML's safe loader read the YAML 1.2 way: dates stay strings, `no`/`off` are not booleans."""
 
 
-_YAML_11_ONLY = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool"}
+# YAML 1.1 only: dates, yes/no/on/off booleans, and `=` as a "value" key (`example: =` is a string).
+_YAML_11_ONLY = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:value"}
 _StringDateLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag not in _YAML_11_ONLY]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
@@ -82,13 +83,31 @@ def parse_text(text: str, name: str) -> JSON:
 
 
 def _parse_yaml(text: str, name: str) -> JSON:
+    """PyYAML (read the 1.2 way), then ruamel.yaml; then both again with forbidden characters escaped."""
     try:
-        data = yaml.load(text, Loader=_StringDateLoader)
+        return _to_json(yaml.load(text, Loader=_StringDateLoader))
     except yaml.YAMLError as exc:
-        data = _parse_yaml_1_2(text)
-        if data is None:
-            raise LoadError(f"{name}:{_yaml_position(exc)} invalid YAML: {_yaml_problem(exc)}") from None
+        first_error = exc
+    data = _parse_yaml_1_2(text)
+    if data is None and _DISALLOWED.search(text):
+        escaped = _DISALLOWED.sub(_escaped, text)
+        try:
+            data = yaml.load(escaped, Loader=_StringDateLoader)
+        except yaml.YAMLError:
+            data = _parse_yaml_1_2(escaped)
+    if data is None:
+        where, problem = _yaml_position(first_error), _yaml_problem(first_error)
+        raise LoadError(f"{name}:{where} invalid YAML: {problem}")
     return _to_json(data)
+
+
+# Control characters YAML forbids in a stream but JSON strings allow (vendors' YAML has them).
+_DISALLOWED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    """`\\x9f`: the same character again inside a double-quoted scalar, visible text elsewhere."""
+    return f"\\x{ord(match.group()):02x}"
 
 
 def _parse_yaml_1_2(text: str) -> JSON | None:

@@ -94,3 +94,12 @@ def test_a_url_that_answers_an_error_is_a_clear_error(spec_server: str):
 def test_yaml_is_read_the_yaml_1_2_way_only_true_and_false_are_booleans():
     data = parse_text("a: off\nb: no\nc: yes\nd: true\ne: False\ncountry: [NO, SE]\n", "x.yaml")
     assert data == {"a": "off", "b": "no", "c": "yes", "d": True, "e": False, "country": ["NO", "SE"]}
+
+
+def test_an_equals_sign_value_is_a_string_not_yaml_1_1s_value_key():
+    assert parse_text("example: =\n", "x.yaml") == {"example": "="}
+
+
+def test_control_characters_yaml_forbids_are_kept_inside_double_quoted_strings():
+    text = 'city: "a\x9fb"\nzip: "\x01"\n'
+    assert parse_text(text, "x.yaml") == {"city": "a\x9fb", "zip": "\x01"}
