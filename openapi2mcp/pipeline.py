@@ -11,6 +11,7 @@ from openapi2mcp.loader import LoadError, load_source
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions
 from openapi2mcp.render import render_package, runtime_files
+from openapi2mcp.swagger2 import convert_swagger2, is_swagger2
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,8 @@ def check_version(document: Any, source: str) -> None:
         return
     if document.get("swagger") is not None:
         raise LoadError(
-            f"{source}: Swagger {document.get('swagger')} is not supported yet (OpenAPI 3.0/3.1 only)"
+            f"{source}: Swagger {document.get('swagger')} is not supported "
+            "(Swagger 2.0 and OpenAPI 3.0/3.1 are)"
         )
     raise LoadError(f"{source}: not an OpenAPI 3.0 or 3.1 document (`openapi: {version!r}`)")
 
@@ -36,8 +38,10 @@ def check_version(document: Any, source: str) -> None:
 def generate(source: str, options: GeneratorOptions) -> Generation:
     """Raise LoadError when the spec cannot be read; everything else becomes diagnostics."""
     document, name = load_source(source)
-    check_version(document, name)
     diagnostics = Diagnostics()
+    if is_swagger2(document):
+        document = convert_swagger2(document, diagnostics)
+    check_version(document, name)
     model = map_document(document, options, diagnostics, source=name)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(render_package(model, options), verbatim)

@@ -247,14 +247,18 @@ def test_a_directory_as_spec_exits_2_naming_it(tmp_path: Path) -> None:
     )
 
 
-def test_swagger_2_is_refused_for_now_with_exit_2_and_a_clear_message(tmp_path: Path) -> None:
-    """Current behaviour, to change with issue 4 (Swagger 2.0 support): refused, nothing written."""
+def test_a_swagger_2_spec_is_converted_and_generated_with_exit_0(tmp_path: Path) -> None:
     (tmp_path / "swagger.yaml").write_text(
-        'swagger: "2.0"\ninfo: {title: S, version: "1"}\npaths: {}\n', encoding="utf-8"
+        'swagger: "2.0"\ninfo: {title: S, version: "1"}\nhost: api.example.com\nbasePath: /v1\n'
+        "paths:\n  /pets:\n    get:\n      operationId: listPets\n"
+        "      responses: {'200': {description: ok, schema: {type: array, items: {type: string}}}}\n",
+        encoding="utf-8",
     )
     result = run_process("generate", "swagger.yaml", "-o", "out", "--name", "s", cwd=tmp_path)
-    assert_clean_failure(result, "swagger.yaml: Swagger 2.0 is not supported yet (OpenAPI 3.0/3.1 only)")
-    assert not (tmp_path / "out").exists()
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.splitlines()[-1] == "out: 1 tools written (0 errors reported)"
+    assert (tmp_path / "out" / "s" / "server.py").is_file()
 
 
 def test_a_string_with_a_lone_surrogate_never_causes_a_traceback(tmp_path: Path) -> None:
