@@ -1,8 +1,8 @@
 """Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
 
-Copied verbatim into every generated package with its siblings: `serialize.py` (arguments →
-request), `auth.py` (credentials) and `responses.py` (answer → result; their docstrings say the
-rules). Environment (PREFIX: the package's prefix; credentials: see auth.py):
+Copied verbatim into every generated package with its siblings: `settings.py` (the environment),
+`serialize.py` (arguments → request), `auth.py` (credentials) and `responses.py` (answer → result;
+their docstrings say the rules). Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
   PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
@@ -34,118 +32,41 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     import httpx
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    from settings import (  # type: ignore[import-not-found,unused-ignore]
+        DEFAULT_MAX_RESPONSE_BYTES,
+        DEFAULT_TIMEOUT,
+        ConfigError,
+        Settings,
+    )
 else:
     try:
         from . import auth
         from . import responses as res
         from . import serialize as ser
+        from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
     except ImportError:  # loaded as a top-level module, next to its siblings
         import auth
         import responses as res
         import serialize as ser
+        from settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
 
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "DEFAULT_TIMEOUT",
+    "ConfigError",
+    "Settings",
+    "ToolRuntime",
+]
 logger = logging.getLogger(__name__)
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 _DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
 _ACCEPT = "application/json, */*;q=0.8"
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
 
 
-class ConfigError(Exception):
-    """A bad setting or data file; server.py prints the message and exits with status 2."""
-
-
 class ToolError(Exception):
     """A failed call, reported to the model as an isError result with this (safe) message."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    base_url: str
-    prefix: str = "API"
-    timeout: float = DEFAULT_TIMEOUT
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
-    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    user_agent: str | None = None
-    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
-
-    @classmethod
-    def from_env(
-        cls,
-        env: Mapping[str, str] | None = None,
-        *,
-        prefix: str,
-        default_base_url: str | None = None,
-        base_url: str | None = None,
-        argv_base_url: str | None = None,
-        user_agent: str | None = None,
-    ) -> Settings:
-        """From `env` (default: os.environ); `base_url`/`argv_base_url` (--base-url) win."""
-        env = dict(os.environ if env is None else env)
-
-        def get(suffix: str) -> str | None:
-            return env.get(f"{prefix}_{suffix}", "").strip() or None
-
-        url = base_url or argv_base_url or get("BASE_URL") or default_base_url
-        cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
-        return cls(
-            base_url=_check_base_url(url, prefix),
-            prefix=prefix,
-            timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or DEFAULT_TIMEOUT,
-            max_response_bytes=int(cap or DEFAULT_MAX_RESPONSE_BYTES),
-            headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
-            user_agent=user_agent,
-            env=env,
-        )
-
-
-def _check_base_url(url: str | None, prefix: str) -> str:
-    if not url:
-        raise ConfigError(f"no API base URL: set {prefix}_BASE_URL (or pass --base-url)")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{prefix}_BASE_URL must be an absolute http(s) URL like https://h/v1")
-    if parts.query or parts.fragment or "{" in url:
-        raise ConfigError(f"{prefix}_BASE_URL must not have a query, a fragment or a {{variable}}")
-    return url.rstrip("/")
-
-
-def _number(raw: str | None, name: str, kind: type[float] | type[int]) -> float | None:
-    if raw is None:
-        return None
-    try:
-        value: float = kind(raw)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        unit = "a whole number of bytes" if kind is int else "a number of seconds"
-        raise ConfigError(f"{name} must be {unit} greater than 0, got {raw!r}")
-    return value
-
-
-def _static_headers(raw: str | None, name: str) -> dict[str, str]:
-    if raw is None:
-        return {}
-    example = 'a JSON object such as {"X-Tenant": "acme"}'
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{name} is not valid JSON ({error}); expected {example}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{name} must be {example}")
-    headers: dict[str, str] = {}
-    for key, value in data.items():
-        if not _HEADER_NAME.fullmatch(key) or not isinstance(value, str | int | float):
-            raise ConfigError(f"{name}: {key!r} must be a header name with a string value")
-        try:
-            headers[key] = ser.checked_header(f"{name}[{key!r}]", ser.scalar(value))
-        except ser.ArgumentError as error:
-            raise ConfigError(str(error)) from None
-    return headers
 
 
 class ToolRuntime:
