@@ -7,11 +7,9 @@ generation, not at install, not at import, not while serving."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import pytest
@@ -27,6 +25,7 @@ from e2e_support import (
     stdio_session,
     text_of,
 )
+from recording_upstream import RecordingUpstream, Reply
 
 from openapi2mcp.loader import load_source
 
@@ -246,45 +245,23 @@ def test_injected_code_never_runs(hostile: tuple[Path, dict[str, Any], Generated
     assert not problems, "\n".join(problems)
 
 
-class _Echo(BaseHTTPRequestHandler):
-    """Records each request and answers 200 with a JSON object."""
-
-    seen: ClassVar[list[tuple[str, str, bytes]]] = []
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        self.seen.append(("POST", self.path, self.rfile.read(length)))
-        body = b"{}"
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
-def echo_api() -> Iterator[tuple[str, list[tuple[str, str, bytes]]]]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
-    seen: list[tuple[str, str, bytes]] = []
-    _Echo.seen = seen
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+def echo_api() -> Iterator[tuple[str, RecordingUpstream]]:
+    """An API that records each request and answers 200 with a JSON object."""
+    upstream = RecordingUpstream(default=Reply(body=b"{}")).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/api", seen
+        yield f"{upstream.url}/api", upstream
     finally:
-        server.shutdown()
-        server.server_close()
+        upstream.stop()
 
 
 def test_hostile_values_reach_the_api_verbatim(
     hostile: tuple[Path, dict[str, Any], Generated],
-    echo_api: tuple[str, list[tuple[str, str, bytes]]],
+    echo_api: tuple[str, RecordingUpstream],
     tmp_path: Path,
 ) -> None:
     marker, _, package = hostile
-    base_url, seen = echo_api
+    base_url, upstream = echo_api
     bad = payloads(marker)
     name = next(n for n, r in package.tool_data["routes"].items() if r["path"] == "/hostile/{thing}")
     route = package.tool_data["routes"][name]
@@ -301,6 +278,7 @@ def test_hostile_values_reach_the_api_verbatim(
     result = run_async(body)
     assert not marker.exists(), "injected code ran while serving"
     assert not result.is_error, text_of(result)
+    seen = [(request.method, request.target, request.body) for request in upstream.requests]
     assert len(seen) == 1, seen
     _, raw_path, raw_body = seen[0]
     path, _, query = raw_path.partition("?")

@@ -4,11 +4,9 @@ streamable HTTP) with the `mcp` client, calling Prism as the upstream API."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
@@ -28,6 +26,7 @@ from e2e_support import (
     text_of,
 )
 from mcp import MCPError
+from recording_upstream import Recorded, RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 
@@ -261,43 +260,26 @@ def test_missing_credential_names_the_variable(
     assert_no_violation(prism, mark, [("GET", "/health")])
 
 
-class _Recorder(BaseHTTPRequestHandler):
+def _fail_echoing_headers(request: Recorded) -> Reply:
     """Answers 500 and echoes the request headers in the body (a careless API leaking the key)."""
-
-    seen: ClassVar[list[tuple[str, str, dict[str, str]]]] = []
-
-    def do_GET(self) -> None:
-        self.seen.append(("GET", self.path, dict(self.headers.items())))
-        body = json.dumps({"error": "boom", "echo": dict(self.headers.items())}).encode()
-        self.send_response(500)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+    return Reply(status=500, body=json.dumps({"error": "boom", "echo": dict(request.headers)}).encode())
 
 
 @pytest.fixture
-def failing_api() -> Iterator[tuple[str, list[tuple[str, str, dict[str, str]]]]]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    seen: list[tuple[str, str, dict[str, str]]] = []
-    _Recorder.seen = seen
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+def failing_api() -> Iterator[tuple[str, RecordingUpstream]]:
+    upstream = RecordingUpstream(default=Reply(status=500)).start()
+    upstream.routes["/"] = _fail_echoing_headers
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+        yield f"{upstream.url}/v1", upstream
     finally:
-        server.shutdown()
-        server.server_close()
+        upstream.stop()
 
 
 @MODES
 def test_server_error_is_a_tool_error_without_the_credential(
-    petstore: Generated, failing_api: tuple[str, list[Any]], mode: str, tmp_path: Path
+    petstore: Generated, failing_api: tuple[str, RecordingUpstream], mode: str, tmp_path: Path
 ) -> None:
-    base_url, seen = failing_api
+    base_url, upstream = failing_api
 
     async def body() -> Any:
         env = petstore.env(base_url, API_KEY_KEY=API_KEY)
@@ -307,6 +289,7 @@ def test_server_error_is_a_tool_error_without_the_credential(
 
     result = run_async(body)
     wire = result.model_dump(by_alias=True, exclude_none=True)
+    seen = [(request.method, request.target, dict(request.headers)) for request in upstream.requests]
     assert [(method, path) for method, path, _ in seen] == [("GET", "/v1/pets/rex-1")]
     headers = {key.lower(): value for key, value in seen[0][2].items()}
     assert headers.get("x-api-key") == API_KEY, "the apiKey header was not sent"
