@@ -15,6 +15,7 @@ from openapi2mcp.model import GeneratorOptions, NameStyle
 from openapi2mcp.naming import env_token
 from openapi2mcp.output import OutputError, write_package
 from openapi2mcp.pipeline import generate
+from openapi2mcp.servers import ServerVariableError
 
 app = typer.Typer(
     add_completion=False,
@@ -44,14 +45,23 @@ def generate_command(
     name_style: Annotated[
         str, typer.Option(help="Tool names: 'portable' [A-Za-z0-9_-]{1,64} or 'mcp' [A-Za-z0-9_.-]{1,128}")
     ] = "portable",
+    server_var: Annotated[
+        list[str] | None,
+        typer.Option(help="NAME=VALUE: a server URL variable's value instead of its default (repeatable)"),
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option(help="Fail (exit 2, nothing written) on any error or warning diagnostic")
+    ] = False,
 ) -> None:
     """Generate an MCP server package from SPEC into OUT."""
-    options = _options(name, env_prefix, name_style)
+    options = _options(name, env_prefix, name_style, server_var or [])
     try:
         generation = generate(spec, options)
-    except LoadError as error:
+    except (LoadError, ServerVariableError) as error:
         _fail(str(error))
     _print_diagnostics(generation.diagnostics)
+    if strict:
+        _fail_if_not_clean(generation.diagnostics)
     try:
         write_package(out, generation.files)
     except (OutputError, OSError) as error:
@@ -60,7 +70,7 @@ def generate_command(
     typer.echo(f"{out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True)
 
 
-def _options(name: str, env_prefix: str | None, name_style: str) -> GeneratorOptions:
+def _options(name: str, env_prefix: str | None, name_style: str, server_vars: list[str]) -> GeneratorOptions:
     if not _DIST_NAME.fullmatch(name):
         _fail(
             f"--name {name!r}: use letters, digits, '-' and '_', "
@@ -70,7 +80,25 @@ def _options(name: str, env_prefix: str | None, name_style: str) -> GeneratorOpt
         _fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
     prefix = env_token(env_prefix or name)
     style: NameStyle = "portable" if name_style == "portable" else "mcp"
-    return GeneratorOptions(dist_name=name, env_prefix=prefix, name_style=style)
+    return GeneratorOptions(
+        dist_name=name, env_prefix=prefix, name_style=style, server_variables=_server_variables(server_vars)
+    )
+
+
+def _server_variables(values: list[str]) -> tuple[tuple[str, str], ...]:
+    chosen: dict[str, str] = {}
+    for value in values:
+        name, sep, setting = value.partition("=")
+        if not sep or not name.strip():
+            _fail(f"--server-var {value!r}: use NAME=VALUE, e.g. --server-var region=eu")
+        chosen[name.strip()] = setting
+    return tuple(chosen.items())
+
+
+def _fail_if_not_clean(diagnostics: Diagnostics) -> None:
+    errors, warnings = diagnostics.count(Level.ERROR), diagnostics.count(Level.WARNING)
+    if errors or warnings:
+        _fail(f"--strict: {errors} errors and {warnings} warnings (listed above); nothing was written")
 
 
 def _print_diagnostics(diagnostics: Diagnostics) -> None:

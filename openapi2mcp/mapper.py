@@ -17,7 +17,7 @@ from openapi2mcp.path_keys import split_path_key
 from openapi2mcp.refs import Resolver
 from openapi2mcp.schemas import SchemaConverter
 from openapi2mcp.security import map_requirements, map_schemes
-from openapi2mcp.servers import default_base_url
+from openapi2mcp.servers import default_base_url, own_base_url
 from openapi2mcp.validation import check_operation
 
 _DESCRIPTION_LIMIT = 4000
@@ -42,10 +42,12 @@ def map_document(
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
     schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
+    base_url = default_base_url(document, source, diagnostics, dict(options.server_variables))
+    context = _Context(document, resolver, converter, schemes, options, diagnostics, base_url, source)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
     for ref in iter_operations(document, resolver, diagnostics):
         try:
-            tool = _map_operation(ref, document, resolver, converter, schemes, options, diagnostics)
+            tool = _map_operation(ref, context)
             tools.append((tool, f"{tool.method} {ref.path}"))
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
@@ -56,7 +58,7 @@ def map_document(
         title=str(info.get("title") or options.dist_name),
         version=str(info.get("version") or "0.0.0"),
         description=str(info.get("description") or ""),
-        default_base_url=default_base_url(document, source, diagnostics),
+        default_base_url=base_url,
         security_schemes=tuple(schemes.values()),
         tools=_with_unique_names(tools, options),
     )
@@ -99,26 +101,36 @@ def iter_operations(
                 yield OperationRef(path, method, pointer, item, operation)
 
 
-def _map_operation(
-    ref: OperationRef,
-    document: dict[str, Any],
-    resolver: Resolver,
-    converter: SchemaConverter,
-    schemes: dict[str, SecurityScheme],
-    options: GeneratorOptions,
-    diagnostics: Diagnostics,
-) -> Tool:
+@dataclass(frozen=True)
+class _Context:
+    """What mapping one operation needs from the whole document."""
+
+    document: dict[str, Any]
+    resolver: Resolver
+    converter: SchemaConverter
+    schemes: dict[str, SecurityScheme]
+    options: GeneratorOptions
+    diagnostics: Diagnostics
+    base_url: str
+    source: str
+
+
+def _map_operation(ref: OperationRef, context: _Context) -> Tool:
+    diagnostics, options = context.diagnostics, context.options
     path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
-    check_operation(ref.operation, ref.pointer, document)
+    check_operation(ref.operation, ref.pointer, context.document)
     operation, x_mcp = ref.operation, _x_mcp(ref.operation, ref.pointer, diagnostics)
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
     raw_name = x_mcp.get("name") or operation_id or fallback_raw_name(ref.method, ref.path)
     name = tool_name(str(raw_name), options.name_style)
     summary = _text(operation.get("summary"))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
-    inputs = build_inputs(ref, resolver, converter, diagnostics)
-    output = build_output(operation.get("responses"), ref.pointer, resolver, converter, diagnostics)
-    raw_security = operation["security"] if "security" in operation else document.get("security")
+    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics)
+    output = build_output(
+        operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
+    )
+    raw_security = operation["security"] if "security" in operation else context.document.get("security")
+    security_pointer = pointer_join(ref.pointer, "security")
     return Tool(
         name=name,
         title=title,
@@ -133,9 +145,18 @@ def _map_operation(
         output_schema=output.schema,
         output_wrapped=output.wrapped,
         annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
-        security=map_requirements(raw_security, schemes, pointer_join(ref.pointer, "security"), diagnostics),
+        security=map_requirements(raw_security, context.schemes, security_pointer, diagnostics),
         tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
         fixed_query=fixed_query,
+        base_url=own_base_url(
+            ref.path_item,
+            operation,
+            ref.pointer,
+            context.base_url,
+            context.source,
+            diagnostics,
+            dict(options.server_variables),
+        ),
     )
 
 

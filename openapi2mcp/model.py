@@ -109,6 +109,7 @@ class Tool:
     security: tuple[Requirement, ...]  # alternatives; () = no authentication
     tags: tuple[str, ...] = ()
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
+    base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ class GeneratorOptions:
     dist_name: str
     env_prefix: str
     name_style: NameStyle = "portable"
+    server_variables: tuple[tuple[str, str], ...] = ()  # --server-var NAME=VALUE, in order
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

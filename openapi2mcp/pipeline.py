@@ -11,6 +11,7 @@ from openapi2mcp.loader import LoadError, load_source
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions
 from openapi2mcp.render import render_package, runtime_files
+from openapi2mcp.servers import check_overrides
 from openapi2mcp.swagger2 import convert_swagger2, is_swagger2
 
 
@@ -36,12 +37,14 @@ def check_version(document: Any, source: str) -> None:
 
 
 def generate(source: str, options: GeneratorOptions) -> Generation:
-    """Raise LoadError when the spec cannot be read; everything else becomes diagnostics."""
+    """Raise LoadError when the spec cannot be read, ServerVariableError for a `--server-var` the
+    spec does not allow; everything else becomes diagnostics."""
     document, name = load_source(source)
     diagnostics = Diagnostics()
     if is_swagger2(document):
         document = convert_swagger2(document, diagnostics)
     check_version(document, name)
+    check_overrides(document, dict(options.server_variables))
     model = map_document(document, options, diagnostics, source=name)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(render_package(model, options), verbatim)

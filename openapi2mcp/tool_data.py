@@ -42,7 +42,8 @@ def wire_tool(tool: Tool) -> dict[str, Any]:
 
 
 def _route(tool: Tool) -> dict[str, Any]:
-    return {
+    route: dict[str, Any] = {"baseUrl": tool.base_url} if tool.base_url else {}
+    return route | {
         "method": tool.method,
         "path": tool.path,
         "fixedQuery": [list(pair) for pair in tool.fixed_query],

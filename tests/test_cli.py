@@ -340,3 +340,60 @@ def test_a_bug_in_the_generator_is_one_clear_line_with_exit_3_and_no_traceback(
     assert err.startswith("openapi2mcp: internal error: RuntimeError: boom\n")
     assert "Traceback" not in err
     assert not (tmp_path / "o").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# --server-var and --strict
+
+REGIONAL_SPEC = (
+    "openapi: 3.0.3\n"
+    "info: {title: R, version: '1'}\n"
+    "servers: [{url: 'https://{region}.r.test', variables: {region: {default: us, enum: [us, eu]}}}]\n"
+    "paths:\n"
+    "  /a: {get: {operationId: a, responses: {'200': {description: ok}}}}\n"
+)
+
+
+def test_server_var_sets_the_default_base_url_of_the_generated_server(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(REGIONAL_SPEC, encoding="utf-8")
+    result = run("generate", "r.yaml", "-o", "out", "--name", "r", "--server-var", "region=eu", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    server = (tmp_path / "out" / "r" / "server.py").read_text("utf-8")
+    assert 'DEFAULT_BASE_URL = "https://eu.r.test"' in server
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [
+        ("region", "--server-var 'region': use NAME=VALUE"),
+        ("zone=x", "--server-var zone: no server URL has that variable (it has: region)"),
+        ("region=ap", "--server-var region=ap: the spec allows only us, eu"),
+    ],
+)
+def test_a_bad_server_var_exits_2_and_writes_nothing(tmp_path: Path, value: str, fragment: str) -> None:
+    (tmp_path / "r.yaml").write_text(REGIONAL_SPEC, encoding="utf-8")
+    result = run("generate", "r.yaml", "-o", "out", "--name", "r", "--server-var", value, cwd=tmp_path)
+    assert_clean_failure(result, fragment)
+    assert not (tmp_path / "out").exists()
+
+
+def test_strict_fails_on_a_warning_prints_the_diagnostics_and_leaves_out_untouched(
+    tmp_path: Path, previous_out: Path
+) -> None:
+    before = tree(previous_out)
+    (tmp_path / "w.yaml").write_text(REGIONAL_SPEC.replace("default: us, ", ""), encoding="utf-8")
+    result = run_process("generate", "w.yaml", "-o", "out", "--name", "petstore", "--strict", cwd=tmp_path)
+    assert result.returncode == EXIT_INPUT and not result.crashed
+    assert result.stderr.splitlines() == [
+        "warning: #/servers/0: server variable 'region' has no default: "
+        "give one with --server-var region=VALUE",
+        "openapi2mcp: error: --strict: 0 errors and 1 warnings (listed above); nothing was written",
+    ]
+    assert tree(previous_out) == before
+
+
+def test_strict_passes_a_spec_with_only_info_diagnostics(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(REGIONAL_SPEC.replace("/a:", "/a?x=1:"), encoding="utf-8")
+    result = run("generate", "r.yaml", "-o", "out", "--name", "r", "--strict", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.startswith("info: #/paths/~1a?x=1/get: ")

@@ -14,6 +14,7 @@ import threading
 import time
 import types
 from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -136,6 +137,13 @@ class _Server(ThreadingHTTPServer):
 
 @pytest.fixture
 def upstream() -> Iterator[Upstream]:
+    with running_upstream() as recording:
+        yield recording
+
+
+@contextmanager
+def running_upstream() -> Iterator[Upstream]:
+    """A recording upstream on an ephemeral port of 127.0.0.1, stopped on exit."""
     server = _Server(("127.0.0.1", 0), _Handler)
     server.upstream = Upstream(server.server_address[1])
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
@@ -316,13 +324,21 @@ Make = Callable[..., Any]
 
 @pytest.fixture
 async def make_runtime(upstream: Upstream) -> AsyncIterator[Make]:
-    """make(data, env=None, base_url=None) → a ToolRuntime against the upstream (closed after)."""
+    """make(data, env=None, base_url=None, default_base_url=None) → a ToolRuntime against the
+    upstream (closed after); with `default_base_url` (the spec's) and no `base_url`, T_BASE_URL is unset."""
     made: list[Any] = []
 
-    def make(data: dict[str, Any], env: dict[str, str] | None = None, base_url: str | None = None) -> Any:
-        environment = {"T_BASE_URL": base_url or upstream.url + "/api/v1", "T_TIMEOUT": "5"}
+    def make(
+        data: dict[str, Any],
+        env: dict[str, str] | None = None,
+        base_url: str | None = None,
+        default_base_url: str | None = None,
+    ) -> Any:
+        environment = {"T_TIMEOUT": "5"}
+        if base_url or not default_base_url:
+            environment["T_BASE_URL"] = base_url or upstream.url + "/api/v1"
         environment.update(env or {})
-        settings = runtime.Settings.from_env(environment, prefix="T")
+        settings = runtime.Settings.from_env(environment, prefix="T", default_base_url=default_base_url)
         made.append(runtime.ToolRuntime(data, settings))
         return made[-1]
 

@@ -269,7 +269,7 @@ class ToolRuntime:
             )
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
             headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
-            url = attempt.url(self.settings.base_url)
+            url = attempt.url(self.settings.base_url_for(attempt.own_base_url))
             answer = await self._exchange(attempt.method, url, headers, attempt.body)
             logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
             if answer.status != 401 or not used or stale:

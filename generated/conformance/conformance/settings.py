@@ -37,6 +37,11 @@ class Settings:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     user_agent: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
+    redirected: bool = False  # base_url is not the spec's own: it replaces every server
+
+    def base_url_for(self, own_base_url: str | None) -> str:
+        """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
+        return own_base_url if own_base_url and not self.redirected else self.base_url
 
     @classmethod
     def from_env(
@@ -55,16 +60,19 @@ class Settings:
         def get(suffix: str) -> str | None:
             return env.get(f"{prefix}_{suffix}", "").strip() or None
 
-        url = base_url or argv_base_url or get("BASE_URL") or default_base_url
+        url = _check_base_url(
+            base_url or argv_base_url or get("BASE_URL") or default_base_url, prefix
+        )
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
         return cls(
-            base_url=_check_base_url(url, prefix),
+            base_url=url,
             prefix=prefix,
             timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or DEFAULT_TIMEOUT,
             max_response_bytes=int(cap or DEFAULT_MAX_RESPONSE_BYTES),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
             user_agent=user_agent,
             env=env,
+            redirected=url != (default_base_url or "").rstrip("/"),
         )
 
 

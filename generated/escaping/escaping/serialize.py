@@ -77,6 +77,7 @@ class Route:
     wrapped: bool
     has_output_schema: bool
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
+    base_url: str | None = None  # the operation's own server, when it is not the API's
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Route:
@@ -97,7 +98,18 @@ class Route:
         method, wrapped = str(data["method"]).upper(), bool(data.get("wrapped"))
         has_output = bool(data.get("hasOutputSchema"))
         fixed = tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ())
-        return cls(method, data["path"], params, body, security, wrapped, has_output, fixed)
+        own = data.get("baseUrl")
+        return cls(
+            method,
+            data["path"],
+            params,
+            body,
+            security,
+            wrapped,
+            has_output,
+            fixed,
+            own and str(own),
+        )
 
 
 def _param(raw: Mapping[str, Any], location: str) -> Param:
@@ -117,6 +129,7 @@ class PreparedRequest:
     cookies: list[str] = field(default_factory=list)  # encoded "name=value" pairs
     body: bytes | None = None
     content_type: str | None = None
+    own_base_url: str | None = None  # the operation's own server (see Route.base_url)
 
     def url(self, base_url: str) -> str:
         """The full URL; `base_url` keeps its own path (`https://h/api/v1` + `/items`)."""
@@ -247,7 +260,7 @@ def cookie_pairs(p: Param, value: Any) -> list[str]:
 
 def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
     """The request for schema-valid `arguments`; raises ArgumentError for unsendable values."""
-    request = PreparedRequest(route.method, "")
+    request = PreparedRequest(route.method, "", own_base_url=route.base_url)
     request.query += [f"{pct(name)}={pct(value)}" for name, value in route.fixed_query]
     path_values: dict[str, str] = {}
     for p in route.params:

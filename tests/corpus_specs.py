@@ -1,0 +1,58 @@
+"""The real-world corpus of `../shared/corpus` (beside the repository): which specs, where their
+root files are, and what their manifest says. Shared by the corpus tests and `scripts/corpus-report`.
+
+The corpus is test data kept outside the project (vendors' terms); a fresh clone of the project
+alone has none, and the corpus tests skip with `CORPUS_MISSING` as their visible reason.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS_SPECS = CORPUS / "specs"
+MANIFEST = CORPUS / "manifest.csv"
+CORPUS_MISSING = (
+    f"the real-world corpus is not here ({MANIFEST.relative_to(REPO.parent)} beside the repository)"
+)
+
+
+@dataclass(frozen=True)
+class CorpusSpec:
+    """One corpus spec: its name, root file, the directory its refs may reach, and manifest facts."""
+
+    name: str
+    root: Path
+    ref_root: Path  # a multi-file spec's own folder; the specs folder for single files
+    oas_version: str
+    operations: int  # what the manifest counted (every method of every path item)
+    size_bytes: int
+
+
+def corpus_present() -> bool:
+    return MANIFEST.is_file()
+
+
+def corpus_specs() -> list[CorpusSpec]:
+    """Every spec of the manifest, in its order (sorted by name); [] when the corpus is absent."""
+    if not corpus_present():
+        return []
+    with MANIFEST.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return [_spec(row) for row in rows]
+
+
+def _spec(row: dict[str, str]) -> CorpusSpec:
+    root_file = row["root_file"]
+    folder = root_file.split("/", 1)[0] if "/" in root_file else ""
+    return CorpusSpec(
+        name=row["name"],
+        root=CORPUS_SPECS / root_file,
+        ref_root=CORPUS_SPECS / folder if folder else CORPUS_SPECS,
+        oas_version=row["oas_version"],
+        operations=int(row["operations"]),
+        size_bytes=int(row["size_bytes"]),
+    )
