@@ -88,10 +88,17 @@ def runtime_files() -> list[Path]:
 
 def variables(model: ApiModel, prefix: str) -> list[Variable]:
     base = model.default_base_url or "(none: required)"
+    own = sorted({tool.base_url for tool in model.tools if tool.base_url})
+    servers = (
+        f". {len(own)} other server(s) of the spec ({', '.join(own)}) serve some tools; "
+        "a URL other than the default sends those tools here too"
+        if own
+        else ""
+    )
     found = [
         Variable(
             f"{prefix}_BASE_URL",
-            f"API base URL; --base-url overrides it. Default: {base}",
+            f"API base URL; --base-url overrides it. Default: {base}{servers}",
             model.default_base_url,
         ),
         Variable(f"{prefix}_TIMEOUT", "Seconds to wait for the API (default 30)", "30"),
