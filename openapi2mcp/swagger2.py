@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostics, pointer_join
+from openapi2mcp.swagger2_azure import parameterized_host_servers, with_x_ms_paths
 from openapi2mcp.swagger2_schemas import (
     BINARY,
     RefRewriter,
@@ -87,9 +88,10 @@ class _Converter:
         document = self.document
         out: dict[str, Any] = {"openapi": OPENAPI_VERSION}
         out.update((key, document[key]) for key in _ROOT_KEPT if key in document)
-        out["servers"] = convert_servers(document)
-        if "paths" in document:
-            out["paths"] = self._paths(document["paths"])
+        out["servers"] = parameterized_host_servers(document, convert_servers(document), self.diagnostics)
+        paths = with_x_ms_paths(document, self.diagnostics)
+        if paths is not None:
+            out["paths"] = self._paths(paths)
         components = self._components()
         if components:
             out["components"] = components
