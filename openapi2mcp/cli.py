@@ -9,6 +9,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from openapi2mcp.bundle import RefOptions
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.loader import LoadError
 from openapi2mcp.model import GeneratorOptions, NameStyle
@@ -52,11 +53,18 @@ def generate_command(
     strict: Annotated[
         bool, typer.Option(help="Fail (exit 2, nothing written) on any error or warning diagnostic")
     ] = False,
+    allow_remote_refs: Annotated[
+        bool, typer.Option("--allow-remote-refs", help="Fetch http(s) documents that the spec's $refs name")
+    ] = False,
+    ref_root: Annotated[
+        Path | None,
+        typer.Option(metavar="DIR", help="Let $refs read files under DIR too, not only the spec's directory"),
+    ] = None,
 ) -> None:
     """Generate an MCP server package from SPEC into OUT."""
     options = _options(name, env_prefix, name_style, server_var or [])
     try:
-        generation = generate(spec, options)
+        generation = generate(spec, options, RefOptions(allow_remote_refs, _ref_root(ref_root)))
     except (LoadError, ServerVariableError) as error:
         _fail(str(error))
     _print_diagnostics(generation.diagnostics)
@@ -93,6 +101,12 @@ def _server_variables(values: list[str]) -> tuple[tuple[str, str], ...]:
             _fail(f"--server-var {value!r}: use NAME=VALUE, e.g. --server-var region=eu")
         chosen[name.strip()] = setting
     return tuple(chosen.items())
+
+
+def _ref_root(directory: Path | None) -> Path | None:
+    if directory is not None and not directory.is_dir():
+        _fail(f"--ref-root {str(directory)!r}: not a directory")
+    return directory
 
 
 def _fail_if_not_clean(diagnostics: Diagnostics) -> None:

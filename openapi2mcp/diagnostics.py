@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -53,6 +53,13 @@ class Diagnostics:
 
     def info(self, pointer: str, message: str) -> None:
         self.add(Level.INFO, pointer, message)
+
+    def relocate(self, start: int, original: Callable[[str], str]) -> None:
+        """Point the diagnostics from index `start` on at `original(pointer)` (a converted spec's
+        nodes back in the user's file)."""
+        for index in range(start, len(self.items)):
+            item = self.items[index]
+            self.items[index] = Diagnostic(original(item.pointer), item.level, item.message)
 
     def __iter__(self) -> Iterator[Diagnostic]:
         return iter(self.items)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from openapi2mcp.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.formatting import format_files
 from openapi2mcp.loader import LoadError, load_source
@@ -12,7 +13,8 @@ from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions
 from openapi2mcp.render import render_package, runtime_files
 from openapi2mcp.servers import check_overrides
-from openapi2mcp.swagger2 import convert_swagger2, is_swagger2
+from openapi2mcp.swagger2 import convert_swagger2_with_origins, is_swagger2
+from openapi2mcp.swagger2_pointers import SwaggerOrigins
 
 
 @dataclass(frozen=True)
@@ -36,16 +38,24 @@ def check_version(document: Any, source: str) -> None:
     raise LoadError(f"{source}: not an OpenAPI 3.0 or 3.1 document (`openapi: {version!r}`)")
 
 
-def generate(source: str, options: GeneratorOptions) -> Generation:
+def generate(
+    source: str, options: GeneratorOptions, ref_options: RefOptions = DEFAULT_REF_OPTIONS
+) -> Generation:
     """Raise LoadError when the spec cannot be read, ServerVariableError for a `--server-var` the
-    spec does not allow; everything else becomes diagnostics."""
+    spec does not allow; everything else becomes diagnostics. `ref_options` says which other
+    documents the spec's references may reach (see `bundle`)."""
     document, name = load_source(source)
     diagnostics = Diagnostics()
+    document = bundle(document, name, diagnostics, ref_options)
+    origins: SwaggerOrigins | None = None
     if is_swagger2(document):
-        document = convert_swagger2(document, diagnostics)
+        document, origins = convert_swagger2_with_origins(document, diagnostics)
     check_version(document, name)
     check_overrides(document, dict(options.server_variables))
+    mapped_from = len(diagnostics)
     model = map_document(document, options, diagnostics, source=name)
+    if origins is not None:
+        diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(render_package(model, options), verbatim)
     return Generation(model, files, diagnostics)

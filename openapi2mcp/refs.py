@@ -1,4 +1,6 @@
-"""Resolve `$ref`s inside one document (`#/components/...`); anything else is a SpecError."""
+"""Resolve `$ref`s inside one document (`#/components/...`); anything else is a SpecError.
+
+References to other documents were inlined before (`bundle`); one still here could not be loaded."""
 
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ class Resolver:
         if cached is not None:
             return cached
         if not ref.startswith("#"):
-            raise SpecError(where, f"reference {ref!r} points outside this document; it is not supported")
+            message = "is a reference to another document, which could not be loaded (see the warning)"
+            raise SpecError(where, f"reference {ref!r} {message}")
         node = self.document
         for raw in unquote(ref[1:]).split("/")[1:]:
             token = unescape_token(raw)

@@ -21,6 +21,7 @@ from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostics, pointer_join
 from openapi2mcp.swagger2_azure import parameterized_host_servers, with_x_ms_paths
+from openapi2mcp.swagger2_pointers import SwaggerOrigins
 from openapi2mcp.swagger2_schemas import (
     BINARY,
     RefRewriter,
@@ -59,9 +60,17 @@ def convert_swagger2(document: JSON, diagnostics: Diagnostics) -> dict[str, Any]
     """The OAS 3.0.3 form of a Swagger 2.0 document; the input is left unchanged.
 
     The result shares the subtrees that needed no change with the input: treat both as read-only."""
+    return convert_swagger2_with_origins(document, diagnostics)[0]
+
+
+def convert_swagger2_with_origins(
+    document: JSON, diagnostics: Diagnostics
+) -> tuple[dict[str, Any], SwaggerOrigins]:
+    """`convert_swagger2`, and where the moved nodes came from (for later diagnostics)."""
     if not is_swagger2(document):
         raise NotSwagger2Error('not a Swagger 2.0 document (`swagger: "2.0"` is missing)')
-    return _Converter(document, diagnostics).run()
+    converter = _Converter(document, diagnostics)
+    return converter.run(), converter.origins
 
 
 def _media_types(value: JSON) -> tuple[str, ...]:
@@ -79,6 +88,9 @@ class _Converter:
         self.document = document
         self.diagnostics = diagnostics
         self.refs = RefRewriter(diagnostics)
+        self.origins = SwaggerOrigins()
+        if "x-ms-parameterized-host" in document:
+            self.origins.server_origin = "#/x-ms-parameterized-host"
         self.consumes = _media_types(document.get("consumes")) or _DEFAULT_MEDIA
         self.produces = _media_types(document.get("produces")) or _DEFAULT_MEDIA
         shared = document.get("parameters")
@@ -179,7 +191,7 @@ class _Converter:
                 out[key] = self._responses(value, where, produces)
             else:
                 out[key] = value
-        request_body = self._request_body(body, consumes, pointer)
+        request_body = self._request_body(body, consumes, pointer_join(pointer, "requestBody"))
         if request_body is not None:
             out["requestBody"] = request_body
         return out
@@ -266,7 +278,7 @@ class _Converter:
     # -- request bodies -----------------------------------------------------------------------
 
     def _request_body(
-        self, parameters: list[Located], consumes: tuple[str, ...], pointer: str
+        self, parameters: list[Located], consumes: tuple[str, ...], body_pointer: str
     ) -> dict[str, Any] | None:
         bodies = [(p, where) for p, where in parameters if p.get("in") == "body"]
         forms = [(p, where) for p, where in parameters if p.get("in") == "formData"]
@@ -275,13 +287,16 @@ class _Converter:
                 self.diagnostics.warning(where, "an operation can have only one body parameter; ignored")
             for _, where in forms:
                 self.diagnostics.warning(where, "formData next to a body parameter; ignored")
-            return self._body(*bodies[0], consumes, pointer)
+            self.origins.body(body_pointer, bodies[0][1])
+            return self._body(*bodies[0], consumes, body_pointer)
         if forms:
+            for parameter, where in forms:
+                self.origins.form_field(body_pointer, str(parameter.get("name", "")), where)
             return self._form(forms, consumes)
         return None
 
     def _body(
-        self, parameter: dict[str, Any], where: str, consumes: tuple[str, ...], pointer: str
+        self, parameter: dict[str, Any], where: str, consumes: tuple[str, ...], body_pointer: str
     ) -> dict[str, Any]:
         if "schema" not in parameter:
             self.diagnostics.warning(where, "a body parameter without a `schema`: any value is accepted")
@@ -293,7 +308,7 @@ class _Converter:
         out["required"] = parameter.get("required") is True
         out.update(_extensions(parameter))
         if where.startswith("#/paths/"):
-            moved = pointer_join(pointer, "requestBody", "content", consumes[0], "schema")
+            moved = pointer_join(body_pointer, "content", consumes[0], "schema")
             self.refs.moves[where + "/schema"] = moved
         return out
 
