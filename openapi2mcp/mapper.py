@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +61,7 @@ def map_document(
         description=str(info.get("description") or ""),
         default_base_url=base_url,
         security_schemes=tuple(schemes.values()),
-        tools=_with_unique_names(tools, options),
+        tools=_with_unique_names(tools, options, diagnostics),
     )
 
 
@@ -192,8 +193,17 @@ def _description(
     return f"{text}\n\n{footer}" if text else footer
 
 
-def _with_unique_names(tools: list[tuple[Tool, str]], options: GeneratorOptions) -> tuple[Tool, ...]:
+def _with_unique_names(
+    tools: list[tuple[Tool, str]], options: GeneratorOptions, diagnostics: Diagnostics
+) -> tuple[Tool, ...]:
     names = unique_tool_names([(tool.name, identity) for tool, identity in tools], options.name_style)
+    shared = Counter(tool.name for tool, _ in tools)
+    for (tool, _), name in zip(tools, names, strict=True):
+        if name != tool.name:
+            diagnostics.warning(
+                tool.pointer,
+                f"tool name {tool.name!r} is shared by {shared[tool.name]} operations; this one is {name!r}",
+            )
     return tuple(
         tool if tool.name == name else dataclasses.replace(tool, name=name)
         for (tool, _), name in zip(tools, names, strict=True)

@@ -62,7 +62,11 @@ def build_output(
         if schema is None:
             continue
         schema_pointer = pointer_join(response_pointer, "content", media, "schema")
-        return _shape(schema, schema_pointer, converter)
+        try:
+            return _shape(schema, schema_pointer, converter)
+        except SpecError as error:  # a broken output schema costs the outputSchema, not the tool
+            diagnostics.warning(error.pointer, f"{error.message}; the tool has no outputSchema")
+            return Output(None, False)
     return Output(None, False)
 
 

@@ -125,6 +125,19 @@ def test_every_member_of_a_name_clash_gets_a_hash_of_its_own_method_and_path() -
     assert names(document) == ["same_" + sha8("GET /a"), "same_" + sha8("GET /b"), "other"]
 
 
+def test_each_renamed_member_of_a_name_clash_is_a_warning_at_its_operation() -> None:
+    document = spec({"/a": {"get": op(operationId="same")}, "/b": {"get": op(operationId="same")}})
+    _, diagnostics = build(document)
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (
+            Level.WARNING,
+            f"#/paths/~1{path}/get",
+            f"tool name 'same' is shared by 2 operations; this one is 'same_{sha8('GET /' + path)}'",
+        )
+        for path in ("a", "b")
+    ]
+
+
 def test_clash_suffixes_do_not_depend_on_the_order_of_paths_in_the_spec() -> None:
     paths = {
         "/a": {"get": op(operationId="same"), "put": op(operationId="same")},
@@ -378,11 +391,11 @@ def test_a_dangling_ref_in_the_body_schema_skips_the_operation_with_an_error_at_
     assert skipped(paths) == [(Level.ERROR, "#/paths/~1a/post/requestBody/content/application~1json/schema")]
 
 
-def test_a_dangling_ref_in_the_success_response_schema_skips_the_operation() -> None:
+def test_a_dangling_ref_in_the_success_response_schema_costs_only_the_output_schema() -> None:
     paths = {
         "/a": {
             "get": {
-                "operationId": "bad",
+                "operationId": "kept",
                 "responses": {
                     "200": {
                         "description": "x",
@@ -392,7 +405,15 @@ def test_a_dangling_ref_in_the_success_response_schema_skips_the_operation() -> 
             }
         }
     }
-    assert skipped(paths) == [(Level.ERROR, "#/paths/~1a/get/responses/200/content/application~1json/schema")]
+    model, diagnostics = build(spec(paths))
+    assert [(tool.name, tool.output_schema) for tool in model.tools] == [("kept", None)]
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (
+            Level.WARNING,
+            "#/paths/~1a/get/responses/200/content/application~1json/schema",
+            "dangling reference '#/components/schemas/No': nothing is there; the tool has no outputSchema",
+        )
+    ]
 
 
 def test_a_dangling_success_response_ref_costs_the_output_schema_with_a_warning_at_the_ref() -> None:
