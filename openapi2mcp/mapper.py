@@ -53,6 +53,8 @@ def map_document(
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
             diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
+        except RecursionError:  # a schema nested hundreds of levels deep (or a chain of files)
+            diagnostics.error(ref.pointer, "a schema is nested too deeply to convert; operation skipped")
     raw_info = document.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(

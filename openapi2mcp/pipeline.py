@@ -44,7 +44,14 @@ def generate(
     """Raise LoadError when the spec cannot be read, ServerVariableError for a `--server-var` the
     spec does not allow; everything else becomes diagnostics. `ref_options` says which other
     documents the spec's references may reach (see `bundle`)."""
-    document, name = load_source(source)
+    try:
+        document, name = load_source(source)
+        return _generate(document, name, options, ref_options)
+    except RecursionError:  # only a pathological spec nests deep enough (real ones: ≤ 30 levels)
+        raise LoadError(f"{source}: the spec is nested too deeply to be processed") from None
+
+
+def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: RefOptions) -> Generation:
     diagnostics = Diagnostics()
     document = bundle(document, name, diagnostics, ref_options)
     origins: SwaggerOrigins | None = None

@@ -397,3 +397,26 @@ def test_strict_passes_a_spec_with_only_info_diagnostics(tmp_path: Path) -> None
     result = run("generate", "r.yaml", "-o", "out", "--name", "r", "--strict", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr.startswith("info: #/paths/~1a?x=1/get: ")
+
+
+def _nested_spec(levels: int) -> str:
+    schema: dict[str, object] = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    operation = {"requestBody": {"content": {"application/json": {"schema": schema}}}, "responses": {}}
+    paths = {"/deep": {"post": operation}, "/b": {"get": {"operationId": "fine", "responses": {}}}}
+    return json.dumps({"openapi": "3.0.3", "info": {"title": "D", "version": "1"}, "paths": paths})
+
+
+def test_a_spec_nested_hundreds_of_levels_deep_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(_nested_spec(400), encoding="utf-8")
+    result = run_process("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
+    assert_clean_failure(result, "deep.json: the spec is nested too deeply to be processed")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_spec_nested_a_hundred_levels_deep_is_generated(tmp_path: Path) -> None:
+    (tmp_path / "deep.json").write_text(_nested_spec(100), encoding="utf-8")
+    result = run("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[-1] == "out: 2 tools written (0 errors reported)"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from openapi2mcp import mapper
 from openapi2mcp.diagnostics import Diagnostic, Diagnostics, Level
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions, NameStyle, Tool
@@ -707,3 +708,21 @@ def test_no_output_schema_without_a_json_success_response(responses: dict[str, A
 @pytest.mark.parametrize("item", ["nope", None, ["get"]], ids=["string", "null", "list"])
 def test_a_path_item_that_is_not_an_object_is_skipped_with_an_error_at_the_path_item(item: Any) -> None:
     assert skipped({"/a": item}) == [(Level.ERROR, "#/paths/~1a")]
+
+
+def test_an_operation_too_deep_to_convert_is_skipped_with_an_error_and_the_rest_generated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real_build_inputs = mapper.build_inputs
+
+    def build_inputs(ref: mapper.OperationRef, *args: Any) -> Any:
+        if ref.path == "/deep":  # what a schema nested past Python's recursion limit does
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_build_inputs(ref, *args)
+
+    monkeypatch.setattr(mapper, "build_inputs", build_inputs)
+    model, diagnostics = build(spec({"/deep": {"post": op(operationId="deep")}, **GOOD}))
+    assert [tool.name for tool in model.tools] == ["good"]
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (Level.ERROR, "#/paths/~1deep/post", "a schema is nested too deeply to convert; operation skipped")
+    ]
