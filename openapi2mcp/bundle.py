@@ -33,6 +33,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from openapi2mcp.bundle_ids import SchemaIds, as_uri
 from openapi2mcp.bundle_sources import DEFAULT_REF_OPTIONS, RefFailure, RefOptions, Sources
 from openapi2mcp.diagnostics import Diagnostics, pointer_join
 from openapi2mcp.refs import unescape_token
@@ -103,6 +104,8 @@ class _Bundler:
         self.hoisted: dict[str, JSON] = {}  # name → transformed target
         self.names = set(_names(self._section(document)))
         self.reported: set[str] = set()
+        is_31 = str(document.get("openapi", "")).startswith("3.1")
+        self.ids = SchemaIds(document, as_uri(sources.root)) if is_31 else None
 
     def run(self) -> JSON:
         root = self.walk(self.document, self.sources.root, STRUCT, "#")
@@ -171,13 +174,16 @@ class _Bundler:
     def reference(self, node: dict[str, Any], ref: str, doc: str, kind: int, where: Where) -> JSON:
         uri, _, fragment = ref.partition("#")
         root = self.sources.root
-        if not uri and doc == root:  # a local reference of the root document: kept
-            return self.members(node, doc, kind, where)
+        if not uri and doc == root and (not fragment or fragment.startswith("/")):
+            return self.members(node, doc, kind, where)  # a local reference of the root: kept
+        by_id = self.ids.local_pointer(ref, as_uri(doc)) if self.ids is not None else None
+        if by_id is not None:  # an OAS 3.1 `$id`/`$anchor` reference into the root document
+            return self._with_siblings(node, {"$ref": by_id}, doc, kind, where)
         try:
             pointer = unquote(fragment)
             if pointer and not pointer.startswith("/"):
                 raise RefFailure(
-                    f"'#{fragment}' is not a JSON pointer ($id and $anchor references are not supported)",
+                    f"'#{fragment}' names no `$anchor` of a schema with a known `$id`",
                     key=f"{doc}#{fragment}" if not uri else f"{uri}#{fragment}",
                 )
             location = self.sources.locate(uri, doc) if uri else doc
@@ -191,6 +197,10 @@ class _Bundler:
             if doc == root:
                 return kept
             return {**kept, "$ref": self.unresolved(uri, fragment, failure.location, doc)}
+        return self._with_siblings(node, target, doc, kind, where)
+
+    def _with_siblings(self, node: dict[str, Any], target: JSON, doc: str, kind: int, where: Where) -> JSON:
+        """The target of `node`'s reference, with the reference's siblings merged over it."""
         if len(node) == 1:
             return target
         siblings = self.members(node, doc, kind, where)

@@ -523,14 +523,42 @@ def test_a_dangling_local_ref_inside_another_file_keeps_naming_that_file(tmp_pat
     ]
 
 
-def test_an_anchor_fragment_is_reported_as_not_a_json_pointer(tmp_path: Path) -> None:
+def test_an_unknown_anchor_is_reported(tmp_path: Path) -> None:
     root = write(tmp_path, {"openapi.yaml": oas({"/a": post("a", {"$ref": "/schemas/pet#pet_id"})})})
     _, diagnostics = bundled(root)
     assert diagnostics == [
         "warning: #/paths/~1a/post/requestBody/content/application~1json/schema: reference "
-        "'/schemas/pet#pet_id' not followed: '#pet_id' is not a JSON pointer ($id and $anchor "
-        f"references are not supported); {SKIPPED}"
+        "'/schemas/pet#pet_id' not followed: '#pet_id' names no `$anchor` of a schema with a known "
+        f"`$id`; {SKIPPED}"
     ]
+
+
+PET_RESOURCE = {
+    "$id": "/schemas/pet",
+    "type": "object",
+    "properties": {"id": {"$anchor": "pet_id", "type": "integer"}, "name": {"type": "string"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("ref", "local", "kind"),
+    [
+        ("/schemas/pet#pet_id", "#/components/schemas/Pet/properties/id", "integer"),
+        ("/schemas/pet", "#/components/schemas/Pet", "object"),
+        ("/schemas/pet#/properties/name", "#/components/schemas/Pet/properties/name", "string"),
+        ("#top", "#/components/schemas/Top", "string"),
+    ],
+)
+def test_oas_31_id_and_anchor_references_become_local_references(
+    tmp_path: Path, ref: str, local: str, kind: str
+) -> None:
+    components = {"schemas": {"Pet": PET_RESOURCE, "Top": {"$anchor": "top", "type": "string"}}}
+    spec = oas({"/a": post("a", {"type": "object", "properties": {"x": {"$ref": ref}}})}, "3.1.0")
+    root = write(tmp_path, {"openapi.yaml": {**spec, "components": components}})
+    document, diagnostics = bundled(root)
+    schema = document["paths"]["/a"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert (schema["properties"]["x"], diagnostics) == ({"$ref": local}, [])
+    assert tools(root)["a"].input_schema["properties"]["x"]["type"] == kind
 
 
 def test_the_number_of_files_read_is_capped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
