@@ -36,7 +36,7 @@ from urllib.parse import unquote, urlsplit
 from openapi2mcp.bundle_ids import SchemaIds, as_uri
 from openapi2mcp.bundle_sources import DEFAULT_REF_OPTIONS, RefFailure, RefOptions, Sources
 from openapi2mcp.diagnostics import Diagnostics, pointer_join
-from openapi2mcp.refs import unescape_token
+from openapi2mcp.refs import follow_pointer, unescape_token
 from openapi2mcp.swagger2 import is_swagger2
 
 __all__ = ["DEFAULT_REF_OPTIONS", "RefOptions", "bundle"]
@@ -234,17 +234,11 @@ class _Bundler:
         return result
 
     def find(self, document: JSON, location: str, pointer: str) -> JSON:
-        node = document
-        for raw in pointer.split("/")[1:]:
-            token = unescape_token(raw)
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                place = f"{self.sources.display(location)}#{pointer}"
-                raise RefFailure(f"nothing is at {place!r}", location, key=f"{location}#{pointer}")
-        return node
+        try:
+            return follow_pointer(document, pointer)
+        except LookupError:
+            place = f"{self.sources.display(location)}#{pointer}"
+            raise RefFailure(f"nothing is at {place!r}", location, key=f"{location}#{pointer}") from None
 
     def hoist(self, key: Key) -> dict[str, str]:
         """The local reference standing for a target that refers to itself (named once)."""

@@ -17,6 +17,20 @@ def unescape_token(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
+def follow_pointer(document: JSON, pointer: str) -> JSON:
+    """The node at a JSON pointer (`/a/b~1c/0`, already percent-decoded); LookupError if none."""
+    node = document
+    for raw in pointer.split("/")[1:]:
+        token = unescape_token(raw)
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise LookupError(pointer)
+    return node
+
+
 class Resolver:
     """Follows local JSON-pointer references into the root document."""
 
@@ -32,15 +46,10 @@ class Resolver:
         if not ref.startswith("#"):
             message = "is a reference to another document, which could not be loaded (see the warning)"
             raise SpecError(where, f"reference {ref!r} {message}")
-        node = self.document
-        for raw in unquote(ref[1:]).split("/")[1:]:
-            token = unescape_token(raw)
-            if isinstance(node, dict) and token in node:
-                node = node[token]
-            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-                node = node[int(token)]
-            else:
-                raise SpecError(where, f"dangling reference {ref!r}: nothing is there")
+        try:
+            node = follow_pointer(self.document, unquote(ref[1:]))
+        except LookupError:
+            raise SpecError(where, f"dangling reference {ref!r}: nothing is there") from None
         self._cache[ref] = node
         return node
 
