@@ -36,8 +36,7 @@ class SchemaIds:
         """The JSON pointer (`#/...`) in this document that `ref`, written in `base`, names; else None."""
         uri, _, fragment = urljoin(base, ref).partition("#")
         if self._resources is None:
-            self._index()
-        assert self._resources is not None
+            self._resources = self._index()
         found = self._resources.get(uri)
         if found is None:
             return None
@@ -46,15 +45,16 @@ class SchemaIds:
             return found + fragment
         return self._anchors.get((uri, fragment))
 
-    def _index(self) -> None:
-        self._resources = {self._uri: "#"}  # the document itself is a resource
+    def _index(self) -> dict[str, str]:
+        """Resource URIs → pointers (anchors go to `_anchors`), in one walk of the document."""
+        resources = {self._uri: "#"}  # the document itself is a resource
         stack: list[tuple[JSON, str, str]] = [(self._document, "#", self._uri)]
         while stack:
             node, pointer, base = stack.pop()
             if isinstance(node, dict):
                 if isinstance(node.get("$id"), str) and urlsplit(node["$id"]).scheme in ("", "http", "https"):
                     base = urljoin(base, node["$id"]).partition("#")[0]
-                    self._resources.setdefault(base, pointer)
+                    resources.setdefault(base, pointer)
                 if isinstance(node.get("$anchor"), str):
                     self._anchors.setdefault((base, node["$anchor"]), pointer)
                 children = node.items()
@@ -65,3 +65,4 @@ class SchemaIds:
             for key, child in children:
                 if isinstance(child, dict | list):
                     stack.append((child, pointer_join(pointer, key), base))
+        return resources

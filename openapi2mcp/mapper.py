@@ -43,8 +43,11 @@ def map_document(
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
     schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
-    base_url = default_base_url(document, source, diagnostics, dict(options.server_variables))
-    context = _Context(document, resolver, converter, schemes, options, diagnostics, base_url, source)
+    server_variables = dict(options.server_variables)
+    base_url = default_base_url(document, source, diagnostics, server_variables)
+    context = _Context(
+        document, resolver, converter, schemes, options, diagnostics, base_url, source, server_variables
+    )
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
     for ref in iter_operations(document, resolver, diagnostics):
         try:
@@ -116,6 +119,7 @@ class _Context:
     diagnostics: Diagnostics
     base_url: str
     source: str
+    server_variables: dict[str, str]  # --server-var
 
 
 def _map_operation(ref: OperationRef, context: _Context) -> Tool:
@@ -158,7 +162,7 @@ def _map_operation(ref: OperationRef, context: _Context) -> Tool:
             context.base_url,
             context.source,
             diagnostics,
-            dict(options.server_variables),
+            context.server_variables,
         ),
     )
 

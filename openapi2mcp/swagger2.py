@@ -88,9 +88,8 @@ class _Converter:
         self.document = document
         self.diagnostics = diagnostics
         self.refs = RefRewriter(diagnostics)
-        self.origins = SwaggerOrigins()
-        if "x-ms-parameterized-host" in document:
-            self.origins.server_origin = "#/x-ms-parameterized-host"
+        azure_host = "x-ms-parameterized-host" in document
+        self.origins = SwaggerOrigins("#/x-ms-parameterized-host" if azure_host else "#/host")
         self.consumes = _media_types(document.get("consumes")) or _DEFAULT_MEDIA
         self.produces = _media_types(document.get("produces")) or _DEFAULT_MEDIA
         shared = document.get("parameters")

@@ -27,10 +27,10 @@ _FIELD = re.compile(r"/properties/([^/]+)(.*)")
 class SwaggerOrigins:
     """Collects where request bodies came from during a conversion; translates pointers after it."""
 
-    def __init__(self) -> None:
+    def __init__(self, server_origin: str = "#/host") -> None:
         self._bodies: dict[str, str] = {}  # `…/requestBody` → the body parameter's pointer
         self._fields: dict[tuple[str, str], str] = {}  # (`…/requestBody`, property) → formData's
-        self.server_origin = "#/host"
+        self._server_origin = server_origin  # what the converted `servers` were made from
 
     def body(self, request_body: str, parameter: str) -> None:
         self._bodies[request_body] = parameter
@@ -41,7 +41,7 @@ class SwaggerOrigins:
     def original(self, pointer: str) -> str:
         """The Swagger pointer of a node of the converted document (itself when it did not move)."""
         if pointer == "#/servers" or pointer.startswith("#/servers/"):
-            return self.server_origin
+            return self._server_origin
         for new, old in _COMPONENTS:
             if pointer.startswith(new):
                 pointer = old + pointer[len(new) :]

@@ -1,8 +1,49 @@
-"""Shared pytest configuration: end-to-end tests (marked `e2e`) run after the fast unit tests."""
+"""Shared pytest configuration: end-to-end tests (marked `e2e`) run after the fast unit tests;
+a static HTTP site on 127.0.0.1 for the tests that fetch specs and referenced documents."""
 
 from __future__ import annotations
 
+import http.server
+import threading
+from collections.abc import Iterator
+
 import pytest
+
+Site = tuple[str, dict[str, bytes]]
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    """A local HTTP server: its base URL and the files it serves (path → body, filled by the test);
+    `/moved/*` redirects to `/other/*`; anything else is 404."""
+    files: dict[str, bytes] = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path in files:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(files[self.path])))
+                self.end_headers()
+                self.wfile.write(files[self.path])
+            elif self.path.startswith("/moved/"):
+                self.send_response(302)
+                self.send_header("Location", "/other/" + self.path[len("/moved/") :])
+                self.end_headers()
+            else:
+                self.send_error(404)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", files
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

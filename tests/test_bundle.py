@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import http.server
 import json
 import os
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +28,7 @@ from openapi2mcp.pipeline import Generation, generate
 from openapi2mcp.swagger2 import convert_swagger2, is_swagger2
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+Site = tuple[str, dict[str, bytes]]  # the `site` fixture of tests/conftest.py: base URL, files
 OPTIONS = GeneratorOptions(dist_name="t", env_prefix="T")
 OK = {"200": {"description": "ok"}}
 SKIPPED = "operations that need it are skipped"
@@ -651,37 +649,6 @@ def test_a_symlink_that_resolves_outside_the_ref_root_is_not_read(tmp_path: Path
 # Remote references
 
 
-@pytest.fixture
-def site() -> Iterator[tuple[str, dict[str, bytes]]]:
-    """A local HTTP server: its base URL and the files it serves (path → body); any other `/moved/*`
-    redirects to `/other/*`."""
-    files: dict[str, bytes] = {}
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path in files:
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(files[self.path])))
-                self.end_headers()
-                self.wfile.write(files[self.path])
-            elif self.path.startswith("/moved/"):
-                self.send_response(302)
-                self.send_header("Location", "/other/" + self.path[len("/moved/") :])
-                self.end_headers()
-            else:
-                self.send_error(404)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", files
-    server.shutdown()
-    server.server_close()
-
-
 def dump(document: Any) -> bytes:
     return yaml.safe_dump(document, sort_keys=False).encode()
 
@@ -694,7 +661,7 @@ def schema_of(document: Any, path: str) -> Any:
 
 
 def test_remote_refs_from_a_local_spec_need_allow_remote_refs(
-    tmp_path: Path, site: tuple[str, dict[str, bytes]]
+    tmp_path: Path, site: Site
 ) -> None:
     base, files = site
     files["/defs.yaml"] = TAG
@@ -712,7 +679,7 @@ def test_remote_refs_from_a_local_spec_need_allow_remote_refs(
 
 
 def test_a_remote_spec_may_refer_under_its_own_url_directory_and_nowhere_else_without_the_flag(
-    site: tuple[str, dict[str, bytes]],
+    site: Site,
 ) -> None:
     base, files = site
     refs = {
@@ -753,7 +720,7 @@ def test_a_remote_spec_may_refer_under_its_own_url_directory_and_nowhere_else_wi
     )
 
 
-def test_a_redirect_away_from_the_allowed_directory_is_refused(site: tuple[str, dict[str, bytes]]) -> None:
+def test_a_redirect_away_from_the_allowed_directory_is_refused(site: Site) -> None:
     base, files = site
     files["/moved/openapi.yaml"] = dump(oas({"/a": post("a", {"$ref": "defs.yaml#/Tag"})}))
     files["/other/defs.yaml"] = TAG
@@ -803,7 +770,7 @@ def test_cli_a_missing_ref_root_exits_2_and_writes_nothing(tmp_path: Path) -> No
 
 
 def test_cli_allow_remote_refs_fetches_remote_documents(
-    tmp_path: Path, site: tuple[str, dict[str, bytes]]
+    tmp_path: Path, site: Site
 ) -> None:
     base, files = site
     files["/defs.yaml"] = TAG

@@ -53,31 +53,11 @@ def test_non_utf8_bytes_are_a_clear_error(tmp_path: Path):
 
 
 @pytest.fixture
-def spec_server():
-    """A local HTTP server that serves `/spec.yaml` and answers 404 elsewhere."""
-    import http.server
-    import threading
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            if self.path == "/spec.yaml":
-                body = b"openapi: 3.1.0\ninfo: {title: remote, version: '1'}\n"
-                self.send_response(200)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            else:
-                self.send_error(404)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def spec_server(site: tuple[str, dict[str, bytes]]) -> str:
+    """The shared local site, serving `/spec.yaml` (404 elsewhere)."""
+    base, files = site
+    files["/spec.yaml"] = b"openapi: 3.1.0\ninfo: {title: remote, version: '1'}\n"
+    return base
 
 
 def test_a_spec_is_fetched_by_url(spec_server: str):

@@ -172,7 +172,8 @@ class ToolRuntime:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
-        answer = await self._send(request, self.credentials.choose(route.security))
+        base_url = self.settings.base_url_for(route.base_url)
+        answer = await self._send(request, self.credentials.choose(route.security), base_url)
         if answer.kind in ("json", "text") and self.credentials.secrets:
             answer = replace(
                 answer, body=self.credentials.scrub(answer.body.decode("latin-1")).encode("latin-1")
@@ -257,7 +258,9 @@ class ToolRuntime:
         """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
         return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
 
-    async def _send(self, request: ser.PreparedRequest, chosen: auth.Chosen) -> res.Upstream:
+    async def _send(
+        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str
+    ) -> res.Upstream:
         """Send with credentials; after a 401 on a fetched OAuth2 token, fetch anew and retry once."""
         stale: dict[tuple[str, str], str] = {}
         while True:
@@ -269,7 +272,7 @@ class ToolRuntime:
             )
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
             headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
-            url = attempt.url(self.settings.base_url_for(attempt.own_base_url))
+            url = attempt.url(base_url)
             answer = await self._exchange(attempt.method, url, headers, attempt.body)
             logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
             if answer.status != 401 or not used or stale:

@@ -129,7 +129,6 @@ class PreparedRequest:
     cookies: list[str] = field(default_factory=list)  # encoded "name=value" pairs
     body: bytes | None = None
     content_type: str | None = None
-    own_base_url: str | None = None  # the operation's own server (see Route.base_url)
 
     def url(self, base_url: str) -> str:
         """The full URL; `base_url` keeps its own path (`https://h/api/v1` + `/items`)."""
@@ -260,7 +259,7 @@ def cookie_pairs(p: Param, value: Any) -> list[str]:
 
 def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
     """The request for schema-valid `arguments`; raises ArgumentError for unsendable values."""
-    request = PreparedRequest(route.method, "", own_base_url=route.base_url)
+    request = PreparedRequest(route.method, "")
     request.query += [f"{pct(name)}={pct(value)}" for name, value in route.fixed_query]
     path_values: dict[str, str] = {}
     for p in route.params:
