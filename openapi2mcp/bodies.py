@@ -1,4 +1,16 @@
-"""Request bodies: choose one media type deterministically, then flatten or keep whole."""
+"""Request bodies: choose one media type deterministically, then flatten or keep whole.
+
+The argument of a whole text or binary body is always a string, whatever schema the spec gives:
+- binary media types (`application/octet-stream`, `image/png`, ...) take raw bytes, so the schema
+  becomes `{type: string, format: binary}` (a base64 argument) unless it already is a string of
+  `format: binary`, `byte` or `base64`; an object schema (Swagger's `{type: object, format: file}`)
+  describes no JSON value that could be sent.
+- text media types (XML, YAML, `text/*`) are sent as the document text, as is: a schema that is
+  not a string schema (an XML object model) becomes `{type: string}`, described as that document.
+The spec's descriptions (the body's, then the schema's) are kept on the new schema, and the body's
+description is given to a kept schema that has none (the converter would describe it as
+"Base64-encoded binary data." and hide the body's own).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +23,8 @@ from openapi2mcp.refs import Resolver
 
 FORM = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
+BINARY = {"type": "string", "format": "binary"}
+_BYTE_FORMATS = ("binary", "byte", "base64")  # string formats that a binary body keeps
 
 
 def media_kind(media_type: str) -> BodyKind:
@@ -66,7 +80,9 @@ def choose_body(raw: Any, pointer: str, resolver: Resolver) -> RawBody | None:
     schema_pointer = pointer_join(pointer, "content", media_type, "schema")
     kind = media_kind(media_type)
     if schema is None:
-        schema = {"type": "string", "format": "binary"} if kind == "binary" else {}
+        schema = dict(BINARY) if kind == "binary" else {}
+    description = str(node.get("description") or "")
+    schema = _string_argument(schema, schema_pointer, kind, media_type, description, resolver)
     encoding = media.get("encoding")
     return RawBody(
         media_type=media_type,
@@ -75,7 +91,7 @@ def choose_body(raw: Any, pointer: str, resolver: Resolver) -> RawBody | None:
         schema=schema,
         schema_pointer=schema_pointer,
         encoding=encoding if isinstance(encoding, dict) else {},
-        description=str(node.get("description") or ""),
+        description=description,
         alternatives=tuple(other for other in content if other != media_type),
     )
 
@@ -84,3 +100,58 @@ def is_binary_schema(schema: Any, resolver: Resolver, pointer: str) -> bool:
     """A string of raw bytes (`format: binary`), sent as bytes from a base64 argument."""
     node, _ = resolver.deref(schema, pointer)
     return isinstance(node, dict) and node.get("format") == "binary"
+
+
+def _string_argument(
+    schema: Any, pointer: str, kind: BodyKind, media_type: str, body_description: str, resolver: Resolver
+) -> Any:
+    """The schema a whole text or binary body is sent from: `schema` itself when it is a string
+    schema that fits, otherwise a new string schema with the spec's descriptions (see the module)."""
+    if kind not in ("text", "binary"):
+        return schema
+    node, _ = resolver.deref(schema, pointer)
+    if not isinstance(node, dict):
+        return schema  # not a schema: the converter reports it
+    own = [_description(schema), _description(node)]
+    if _is_string_schema(node) and (kind == "text" or node.get("format") in _BYTE_FORMATS):
+        if body_description and not any(own):  # before the converter's "Base64-encoded" default
+            return {**node, "description": body_description}
+        return schema
+    notes = [body_description, *own]
+    if kind == "binary":
+        replacement: dict[str, Any] = dict(BINARY)
+    else:
+        replacement = {"type": "string"}
+        notes.append(f"The request body as {_document_name(media_type)} ({media_type}), sent as is.")
+    text = _sentences(notes)
+    return {**replacement, "description": text} if text else replacement
+
+
+def _sentences(notes: list[str]) -> str:
+    """The distinct non-empty notes as one text, each but the last ending like a sentence."""
+    kept = list(dict.fromkeys(note.strip() for note in notes if note.strip()))
+    ended = [note if note.endswith((".", "!", "?", ":")) else note + "." for note in kept[:-1]]
+    return " ".join(ended + kept[-1:])
+
+
+def _is_string_schema(node: dict[str, Any]) -> bool:
+    """Every value it accepts is a string (or null); an untyped `format: binary` counts."""
+    raw = node.get("type")
+    types = [name for name in (raw if isinstance(raw, list) else [raw]) if name not in (None, "null")]
+    if types:
+        return all(name == "string" for name in types)
+    return node.get("format") in ("binary", "byte")
+
+
+def _description(node: Any) -> str:
+    description = node.get("description") if isinstance(node, dict) else None
+    return description.strip() if isinstance(description, str) else ""
+
+
+def _document_name(media_type: str) -> str:
+    base = media_type.split(";", 1)[0].strip().lower()
+    if base.endswith("xml"):
+        return "an XML document"
+    if base.endswith("yaml"):
+        return "a YAML document"
+    return "text"

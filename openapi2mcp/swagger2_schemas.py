@@ -76,10 +76,11 @@ class RefRewriter:
 
 def convert_schema(node: JSON, refs: RefRewriter, where: Where) -> JSON:
     """The OAS 3.0 form of a Swagger schema: refs moved, `x-nullable`, `type: file`, discriminator,
-    and JSON-Schema forms Swagger does not allow but real specs use (`type` lists, list `items`)."""
+    and JSON-Schema forms Swagger does not allow but real specs use (`type` lists, list `items`,
+    Azure's `{type: object, format: file}` for a stream)."""
     if not isinstance(node, dict):
         return node
-    if node.get("type") == "file":
+    if _is_file(node):
         node = {**{k: v for k, v in node.items() if k != "type"}, **BINARY}
     elif isinstance(node.get("type"), list) or node.get("type") == "null":
         node = _type_list(node, refs, where)
@@ -104,6 +105,12 @@ def convert_schema(node: JSON, refs: RefRewriter, where: Where) -> JSON:
     if isinstance(out.get("discriminator"), str):
         out = {**out, "discriminator": {"propertyName": out["discriminator"]}}
     return out
+
+
+def _is_file(node: dict[str, Any]) -> bool:
+    """`type: file`, or `format: file` (AutoRest's stream) on an object, a string or no type."""
+    kind = node.get("type")
+    return kind == "file" or (node.get("format") == "file" and kind in (None, "object", "string"))
 
 
 def convert_schema_map(schemas: dict[str, Any], refs: RefRewriter, where: Where) -> dict[str, Any]:

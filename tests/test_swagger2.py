@@ -508,6 +508,36 @@ def test_a_path_level_body_parameter_is_the_body_of_each_operation_unless_overri
     assert item["post"]["requestBody"]["content"]["application/json"]["schema"] == {"type": "integer"}
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [{"type": "object", "format": "file"}, {"format": "file"}, {"type": "string", "format": "file"},
+     {"type": "file"}],
+    ids=["object-format-file", "untyped-format-file", "string-format-file", "type-file"],
+)  # fmt: skip
+def test_a_file_body_parameter_becomes_a_binary_string(schema: dict[str, Any]) -> None:
+    operation = converted_operation(
+        {
+            "consumes": ["application/octet-stream"],
+            "parameters": [
+                {"name": "content", "in": "body", "description": "File to upload.", "required": True,
+                 "schema": schema}
+            ],
+        }
+    )  # fmt: skip
+    assert operation["requestBody"] == {
+        "description": "File to upload.",
+        "content": {"application/octet-stream": {"schema": {"type": "string", "format": "binary"}}},
+        "required": True,
+    }
+
+
+def test_format_file_on_an_integer_or_an_array_is_kept() -> None:
+    definitions = {"N": {"type": "integer", "format": "file"}, "L": {"type": "array", "format": "file"}}
+    out, diagnostics = convert(swagger(definitions=definitions))
+    assert out["components"]["schemas"] == definitions
+    assert diagnostics == []
+
+
 def test_form_data_parameters_become_an_urlencoded_object_with_a_required_list() -> None:
     operation = converted_operation(
         {
