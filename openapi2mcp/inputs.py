@@ -13,6 +13,7 @@ from openapi2mcp.naming import resolve_argument_clashes
 from openapi2mcp.parameters import RawParameter, collect_parameters
 from openapi2mcp.refs import Resolver
 from openapi2mcp.schemas import SchemaConverter
+from openapi2mcp.sendable import NON_EMPTY, forbid_empty, non_null
 
 if TYPE_CHECKING:
     from openapi2mcp.mapper import OperationRef
@@ -92,19 +93,34 @@ def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slo
     text = " ".join(dict.fromkeys(note for note in notes if note))
     if text:
         schema["description"] = text
+    return _Slot(parameter.name, parameter.location, parameter.required, _sendable(parameter, schema))
+
+
+def _sendable(parameter: RawParameter, schema: JSONSchema) -> JSONSchema:
+    """Only values the runtime sends and the API accepts (see `openapi2mcp.sendable`): a required
+    parameter given as null (or as an empty header or cookie list) would be left out; a path
+    segment is never empty; a query value is never empty (`name=`) unless `allowEmptyValue`."""
+    if parameter.required:
+        schema = non_null(schema)
+    if parameter.content_type is not None:
+        return schema  # sent as JSON text, which is never empty
     if parameter.location == "path":
-        _forbid_empty(schema)
-    return _Slot(parameter.name, parameter.location, parameter.required, schema)
+        return forbid_empty(schema, NON_EMPTY, items=True)
+    if parameter.location == "query":
+        return forbid_empty(schema, _empty_in_query(parameter), items=not parameter.allow_empty_value)
+    return forbid_empty(schema, ("array", "object")) if parameter.required else schema
 
 
-_NON_EMPTY = {"string": "minLength", "array": "minItems", "object": "minProperties"}
-
-
-def _forbid_empty(schema: JSONSchema) -> None:
-    """A path segment cannot be empty: `""`, `[]` or `{}` would change the path (`/items/` ≠ `/items/x`)."""
-    keyword = _NON_EMPTY.get(str(schema.get("type")))
-    if keyword is not None and not schema.get(keyword):
-        schema[keyword] = 1
+def _empty_in_query(parameter: RawParameter) -> list[str]:
+    """The types whose empty value must not be sent: `""` is sent as `name=`, refused unless
+    `allowEmptyValue`; an empty array or object is sent as nothing when exploded (and an object in
+    deepObject style), which a required parameter cannot be, otherwise as `name=` too."""
+    kinds = [] if parameter.allow_empty_value else ["string"]
+    for kind in ("array", "object"):
+        sends_nothing = parameter.explode or (kind == "object" and parameter.style == "deepObject")
+        if parameter.required if sends_nothing else not parameter.allow_empty_value:
+            kinds.append(kind)
+    return kinds
 
 
 def _flattenable(
@@ -123,6 +139,8 @@ def _body_slots(
         return []
     if properties is None:
         schema = dict(converter.input_schema(raw_body.schema, raw_body.schema_pointer))
+        if raw_body.required:
+            schema = non_null(schema)  # the runtime sends no body for null
         if raw_body.description and "description" not in schema:
             schema["description"] = raw_body.description
         return [_Slot(WHOLE_BODY, "body", raw_body.required, schema)]
@@ -169,9 +187,9 @@ def _bind_body(
                 required=name in required,
                 binary=raw_body.kind == "multipart"
                 and is_binary_schema(schema, resolver, pointer_join(base, name)),
-                content_type=encoding.get("contentType")
-                if isinstance(encoding.get("contentType"), str)
-                else None,
+                content_type=(
+                    encoding.get("contentType") if isinstance(encoding.get("contentType"), str) else None
+                ),
                 style=encoding.get("style") if isinstance(encoding.get("style"), str) else None,
                 explode=explode if isinstance(explode, bool) else None,
             )

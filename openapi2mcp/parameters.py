@@ -39,6 +39,7 @@ class RawParameter:
     schema_pointer: str
     description: str
     deprecated: bool
+    allow_empty_value: bool = False  # a query parameter that may be sent as `name=`
 
     def bind(self, argument: str) -> Parameter:
         return Parameter(
@@ -107,6 +108,7 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
         schema_pointer=schema_pointer,
         description=str(node.get("description") or ""),
         deprecated=node.get("deprecated") is True,
+        allow_empty_value=location == "query" and node.get("allowEmptyValue") is True,
     )
 
 

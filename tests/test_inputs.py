@@ -310,7 +310,7 @@ def test_parameter_constraints_are_kept() -> None:
     assert properties["code"] == {"type": "string", "pattern": "^[a-z]+$", "minLength": 2, "maxLength": 8}
     assert properties["tags"] == {
         "type": "array",
-        "items": {"type": "string"},
+        "items": {"type": "string", "minLength": 1},
         "maxItems": 3,
         "uniqueItems": True,
     }
@@ -327,7 +327,11 @@ def test_the_parameter_description_is_the_property_description() -> None:
             ],
         },
     )
-    assert tool.input_schema["properties"]["q"] == {"type": "string", "description": "Search text."}
+    assert tool.input_schema["properties"]["q"] == {
+        "type": "string",
+        "description": "Search text.",
+        "minLength": 1,
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1008,3 +1012,300 @@ def test_read_only_body_properties_are_neither_arguments_nor_required(body_requi
         assert tool.input_schema["required"] == ["name", "size"]
     else:
         assert tool.input_schema["dependentRequired"] == {"name": ["size"], "size": ["name"]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Only sendable values: no empty query value, path segment or required array, no null where the
+# runtime would send nothing
+
+
+def argument_schemas(*parameters: dict[str, Any], path: str = "/a", **operation: Any) -> dict[str, Any]:
+    tool = tool_of(path, "post", {"operationId": "a", "parameters": list(parameters), **operation})
+    properties: dict[str, Any] = tool.input_schema["properties"]
+    return properties
+
+
+STRINGS = {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.mark.parametrize("required", [True, False])
+def test_a_query_string_is_never_empty_unless_allow_empty_value(required: bool) -> None:
+    properties = argument_schemas(
+        param("q", "query", required=required),
+        param("e", "query", required=required, allowEmptyValue=True),
+        param("f", "query", required=required, allowEmptyValue=False),
+    )
+    assert properties == {
+        "q": {"type": "string", "minLength": 1},
+        "e": {"type": "string"},
+        "f": {"type": "string", "minLength": 1},
+    }
+    validator = Draft202012Validator({"type": "object", "properties": properties})
+    assert not validator.is_valid({"q": ""}) and validator.is_valid({"q": "x", "e": ""})
+
+
+def test_a_query_string_keeps_its_own_min_length_and_enum_and_gets_one_in_each_branch() -> None:
+    properties = argument_schemas(
+        param("long", "query", {"type": "string", "minLength": 3}),
+        param("zero", "query", {"type": "string", "minLength": 0}),
+        param("kind", "query", {"type": "string", "enum": ["cat", "dog"]}),
+        param("blank", "query", {"type": "string", "enum": ["", "dog"]}),
+        param("either", "query", {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        param("one", "query", {"oneOf": [{"type": "string", "format": "date"}, {"type": "boolean"}]}),
+        param("maybe", "query", {"type": "string", "nullable": True}),
+    )
+    assert properties == {
+        "long": {"type": "string", "minLength": 3},
+        "zero": {"type": "string", "minLength": 1},
+        "kind": {"type": "string", "enum": ["cat", "dog"]},
+        "blank": {"type": "string", "enum": ["", "dog"], "minLength": 1},
+        "either": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]},
+        "one": {"oneOf": [{"type": "string", "format": "date", "minLength": 1}, {"type": "boolean"}]},
+        "maybe": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]},
+    }
+
+
+def test_header_cookie_and_content_parameters_may_be_empty_strings() -> None:
+    content = {"name": "j", "in": "query", "content": {"application/json": {"schema": {"type": "string"}}}}
+    properties = argument_schemas(param("h", "header"), param("c", "cookie"), content)
+    assert properties == {"h": {"type": "string"}, "c": {"type": "string"}, "j": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("required", "extra", "expected"),
+    [
+        (True, {}, {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1}),
+        (False, {}, {"type": "array", "items": {"type": "string", "minLength": 1}}),
+        (
+            False,
+            {"explode": False},
+            {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        ),
+        (
+            False,
+            {"style": "pipeDelimited"},
+            {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        ),
+        (True, {"allowEmptyValue": True}, {"type": "array", "items": {"type": "string"}, "minItems": 1}),
+        (False, {"allowEmptyValue": True, "explode": False}, {"type": "array", "items": {"type": "string"}}),
+        (True, {"allowEmptyValue": True, "explode": False}, {"type": "array", "items": {"type": "string"}}),
+    ],
+    ids=[
+        "required",
+        "optional-exploded",
+        "optional-csv",
+        "optional-pipes",
+        "required-allow-empty",
+        "optional-csv-allow-empty",
+        "required-csv-allow-empty",
+    ],
+)
+def test_a_query_array_is_never_sent_empty_nor_with_empty_items(
+    required: bool, extra: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    """[] is sent as nothing (exploded) or as `tags=` (not exploded); [''] as `tags=`."""
+    assert argument_schemas(param("tags", "query", STRINGS, required=required, **extra)) == {"tags": expected}
+
+
+def test_a_query_array_keeps_its_own_min_items_and_non_string_items() -> None:
+    numbers = {"type": "array", "items": {"type": "integer"}, "minItems": 2}
+    mixed = {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}
+    properties = argument_schemas(
+        param("ids", "query", numbers, required=True), param("mixed", "query", mixed, required=True)
+    )
+    assert properties == {
+        "ids": {"type": "array", "items": {"type": "integer"}, "minItems": 2},
+        "mixed": {
+            "type": "array",
+            "items": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
+            "minItems": 1,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("required", "extra", "min_properties"),
+    [
+        (True, {"style": "deepObject"}, True),
+        (False, {"style": "deepObject"}, False),
+        (True, {}, True),
+        (False, {}, False),
+        (False, {"explode": False}, True),
+        (False, {"explode": False, "allowEmptyValue": True}, False),
+    ],
+    ids=["required-deep", "optional-deep", "required-form", "optional-form", "optional-csv", "allow-empty"],
+)
+def test_a_query_object_is_never_sent_empty(
+    required: bool, extra: dict[str, Any], min_properties: bool
+) -> None:
+    """{} is sent as nothing (deepObject, exploded form) or as `point=` (form, not exploded)."""
+    schema = obj(x={"type": "integer"})
+    properties = argument_schemas(param("point", "query", schema, required=required, **extra))
+    assert properties == {"point": {**schema, **({"minProperties": 1} if min_properties else {})}}
+
+
+def test_a_required_header_or_cookie_array_or_object_is_never_empty() -> None:
+    """The runtime leaves out a header for [] or {}; an exploded cookie sends nothing either."""
+    properties = argument_schemas(
+        param("X-Tags", "header", STRINGS, required=True),
+        param("X-Obj", "header", obj(a={"type": "string"}), required=True),
+        param("X-Opt", "header", STRINGS),
+        param("ids", "cookie", STRINGS, required=True),
+    )
+    assert properties == {
+        "X-Tags": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+        "X-Obj": {"type": "object", "properties": {"a": {"type": "string"}}, "minProperties": 1},
+        "X-Opt": STRINGS,
+        "ids": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    }
+
+
+def test_swagger_2_allow_empty_value_reaches_the_query_parameter() -> None:
+    from openapi2mcp.swagger2 import convert_swagger2
+
+    operation = {
+        "operationId": "a",
+        "parameters": [
+            {"name": "fsaction", "in": "query", "required": True, "type": "string"},
+            {"name": "blank", "in": "query", "type": "string", "allowEmptyValue": True},
+            {"name": "tags", "in": "query", "type": "array", "items": {"type": "string"}},
+        ],
+        "responses": OK,
+    }
+    document = {"swagger": "2.0", "info": {"title": "T", "version": "1"}, "paths": {"/a": {"get": operation}}}
+    model, _ = build(convert_swagger2(document, Diagnostics()))
+    assert model.tools[0].input_schema["properties"] == {
+        "fsaction": {"type": "string", "minLength": 1},
+        "blank": {"type": "string"},
+        "tags": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},  # csv
+    }
+
+
+def test_a_path_parameter_is_never_empty_in_any_branch_nor_in_its_items() -> None:
+    properties = argument_schemas(
+        param("key", "path", {"anyOf": [{"type": "integer"}, {"type": "string"}]}),
+        param("ids", "path", STRINGS),
+        path="/keys/{key}/{ids}",
+    )
+    assert properties == {
+        "key": {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]},
+        "ids": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+    }
+    validator = Draft202012Validator(properties["key"])
+    assert validator.is_valid(7) and validator.is_valid("x") and not validator.is_valid("")
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "string", "nullable": True, "default": None}, {"type": "string", "minLength": 1}),
+        (
+            {"type": "integer", "nullable": True, "description": "Id."},
+            {"type": "integer", "description": "Id."},
+        ),
+        (
+            {"anyOf": [{"type": "integer"}, {"type": "string"}], "nullable": True},
+            {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]},
+        ),
+        ({"type": "string", "nullable": True, "enum": ["a", "b"]}, {"enum": ["a", "b"]}),
+        (
+            {"description": "Any."},
+            {
+                "description": "Any.",
+                "not": {"type": "null"},
+                "minLength": 1,
+                "minItems": 1,
+                "minProperties": 1,
+            },
+        ),
+    ],
+    ids=["nullable-string", "nullable-integer", "nullable-any-of", "nullable-enum", "untyped"],
+)
+def test_a_path_parameter_never_accepts_null(schema: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The runtime leaves out a null argument, and then cannot fill the path template."""
+    properties = argument_schemas(param("id", "path", schema), path="/a/{id}")
+    assert properties == {"id": expected}
+    assert not Draft202012Validator(properties["id"]).is_valid(None)
+
+
+def test_a_required_nullable_query_parameter_never_accepts_null_and_an_optional_one_does() -> None:
+    nullable = {"type": "integer", "nullable": True}
+    properties = argument_schemas(
+        param("must", "query", nullable, required=True), param("may", "query", nullable)
+    )
+    assert properties == {
+        "must": {"type": "integer"},
+        "may": {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    }
+
+
+def test_shared_component_schemas_are_copied_not_changed() -> None:
+    """The converter shares nested dicts between results: a path parameter's minLength must not
+    reach a body property that uses the same component."""
+    document = spec(
+        {
+            "/a/{key}": {
+                "post": {
+                    "operationId": "a",
+                    "responses": OK,
+                    "parameters": [param("key", "path", {"$ref": "#/components/schemas/Key"})],
+                    "requestBody": json_body(obj(key2={"$ref": "#/components/schemas/Key"}, tags=STRINGS)),
+                }
+            },
+            "/b": {
+                "get": {
+                    "operationId": "b",
+                    "responses": OK,
+                    "parameters": [param("tags", "query", {"$ref": "#/components/schemas/Tags"})],
+                }
+            },
+        }
+    )
+    document["components"] = {
+        "schemas": {
+            "Key": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "Tags": {"type": "array", "items": {"type": "string"}},
+        }
+    }
+    model, _ = build(document)
+    first, second = model.tools
+    assert first.input_schema["properties"]["key"] == {
+        "anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]
+    }
+    assert first.input_schema["properties"]["key2"] == {"anyOf": [{"type": "integer"}, {"type": "string"}]}
+    assert second.input_schema["properties"]["tags"] == {
+        "type": "array",
+        "items": {"type": "string", "minLength": 1},
+    }
+    assert document["components"]["schemas"]["Tags"] == {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({}, {"not": {"type": "null"}}),
+        ({"description": "Anything."}, {"description": "Anything.", "not": {"type": "null"}}),
+        (
+            {"type": "array", "items": {"type": "integer"}, "nullable": True, "description": "Ids."},
+            {"type": "array", "items": {"type": "integer"}, "description": "Ids."},
+        ),
+        (
+            {"oneOf": [{"type": "string"}, {"type": "integer"}], "nullable": True},
+            {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+        ),
+        ({"anyOf": [{"type": "string"}, {}]}, {"anyOf": [{"type": "string"}, {"not": {"type": "null"}}]}),
+        ({"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 1}),
+    ],
+    ids=["empty", "described", "nullable-array", "nullable-one-of", "untyped-branch", "typed"],
+)
+def test_a_required_whole_body_never_accepts_null(schema: dict[str, Any], expected: dict[str, Any]) -> None:
+    """The runtime sends no body for null, and refuses that for a required body."""
+    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body(schema)})
+    assert tool.input_schema["properties"] == {"body": expected}
+    assert tool.input_schema["required"] == ["body"]
+    assert not Draft202012Validator(tool.input_schema["properties"]["body"]).is_valid(None)
+
+
+def test_an_optional_whole_body_still_accepts_null() -> None:
+    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body({}, required=False)})
+    assert tool.input_schema["properties"] == {"body": {}}
