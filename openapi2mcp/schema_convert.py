@@ -13,6 +13,7 @@ from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.refs import JSON, Resolver
+from openapi2mcp.schema_discriminator import Discriminators
 from openapi2mcp.schema_keywords import (
     ANNOTATIONS,
     CHECKS,
@@ -47,6 +48,7 @@ class ConversionEngine:
         self._siblings_apply = siblings_apply  # OAS 3.1: the siblings of a `$ref` count
         self.refs = RefPath(resolver)
         self._all_of_merger = AllOfMerger(resolver, self.refs, self.types, self.warn)
+        self._discriminators = Discriminators(resolver, self.refs, self.warn)
         self._cache: dict[tuple[Any, ...], tuple[Schema, bool, int]] = {}
         self._warned: set[tuple[str, str]] = set()
         self._settle(out=False)
@@ -220,7 +222,7 @@ class ConversionEngine:
                 if key in SUBSCHEMA:
                     self._single(out, key, value, here)
                 elif key in SUBSCHEMA_LISTS:
-                    self._list(out, key, value, here, "discriminator" in node)
+                    self._list(out, key, value, here, node if "discriminator" in node else None)
                 else:
                     self._patterns(out, value, here)
         return out
@@ -250,7 +252,7 @@ class ConversionEngine:
     def _single(self, out: Schema, key: str, value: JSON, pointer: str) -> None:
         if key == "items" and isinstance(value, list):  # the draft-4 tuple form
             self.warn(pointer, "items is a list (tuple form); it becomes prefixItems")
-            self._list(out, "prefixItems", value, pointer, False)
+            self._list(out, "prefixItems", value, pointer, None)
         elif key == "additionalProperties" and value is False:
             if not self._out:
                 out[key] = False
@@ -260,14 +262,19 @@ class ConversionEngine:
             if converted or key == "not":  # `items: {}` and the like say nothing
                 out[key] = converted
 
-    def _list(self, out: Schema, key: str, value: JSON, pointer: str, discriminated: bool) -> None:
+    def _list(self, out: Schema, key: str, value: JSON, pointer: str, holder: Schema | None) -> None:
+        """A list of subschemas; `holder` is the schema holding the list when it has a discriminator."""
         if not isinstance(value, list) or not value:
             self.warn(pointer, f"{key} must be a non-empty list; it is dropped")
             return
         convert = self._member if key == "prefixItems" else self._convert
         branches = [convert(branch, join(pointer, index)) for index, branch in enumerate(value)]
-        if key == "oneOf" and (self._out or discriminated):
+        if key == "oneOf" and (self._out or holder is not None):
             key = "anyOf"
+        if holder is not None and not self._out and key == "anyOf":
+            where = join(pointer.rsplit("/", 1)[0], "discriminator")
+            parent = out.get("properties", {})
+            branches = self._discriminators.pinned(holder["discriminator"], where, value, branches, parent)
         if not self._out or key != "anyOf":
             out[key] = branches
             return

@@ -23,7 +23,11 @@ Decisions:
   local `$ref` may bring properties that the union does not list.
 - Null: OAS 3.0 `nullable: true` and 3.1 `"null"` in a `type` array are honoured in every version,
   as `{"anyOf": [<schema>, {"type": "null"}]}` with description/default/examples on top, or by adding
-  `null` to an `enum` (whose `type` is then dropped). A `oneOf` with a `discriminator` becomes `anyOf`.
+  `null` to an `enum` (whose `type` is then dropped).
+- Discriminators: a `oneOf` with a `discriminator` becomes `anyOf`; in input schemas each branch of
+  a discriminated `oneOf`/`anyOf` is a copy pinning the property to the values that select it (its
+  `mapping` keys, else its component name) as `enum`, unless the property's own schema rejects
+  them (see `schema_discriminator`). The parent of an allOf hierarchy is not expanded.
 - Output schemas keep types, properties, items and descriptions (cut to `DESCRIPTION_LIMIT`), and
   drop every assertion a lying spec could break: required, enum, const, format, pattern, bounds,
   `additionalProperties: false`, `not`, writeOnly properties. `integer` widens to `number`; every
@@ -41,7 +45,8 @@ Decisions:
 
 Modules: this one holds the public API and the choice of limits for each run; `schema_convert` one
 conversion pass; `schema_refs` cycles, cuts and the cache key; `schema_merge` allOf merging;
-`schema_keywords` the keyword tables and the pure rules for types and null.
+`schema_keywords` the keyword tables and the pure rules for types and null; `schema_discriminator`
+the discriminator values of the branches.
 """
 
 from __future__ import annotations

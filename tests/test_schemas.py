@@ -306,15 +306,20 @@ def test_oneof_anyof_and_not_keep_their_converted_branches() -> None:
     }
 
 
-def test_oneof_with_a_discriminator_becomes_anyof_so_overlapping_branches_are_accepted() -> None:
+def test_oneof_with_a_discriminator_becomes_anyof_whose_branches_pin_the_discriminator() -> None:
     schemas = {
         "Cat": {"type": "object", "properties": {"kind": {"type": "string"}, "name": {"type": "string"}}},
         "Dog": {"type": "object", "properties": {"kind": {"type": "string"}, "name": {"type": "string"}}},
     }
     schema = {"oneOf": [ref("Cat"), ref("Dog")], "discriminator": {"propertyName": "kind"}}
     result = to_input(schema, schemas)
-    assert list(result) == ["anyOf"]
-    assert valid(result, {"kind": "Cat", "name": "Tom"})
+    assert result == {"anyOf": [
+        {"type": "object", "properties": {"kind": {"type": "string", "enum": [name]},
+                                          "name": {"type": "string"}}, "required": ["kind"]}
+        for name in ("Cat", "Dog")
+    ]}
+    checks = [valid(result, {"kind": kind, "name": "Tom"}) for kind in ("Cat", "Dog", "")]
+    assert checks == [True, True, False]
 
 
 # allOf -------------------------------------------------------------------------------------------
