@@ -22,6 +22,18 @@ _STYLES = {
 HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 # OpenAPI: header parameters with these names are ignored (the body and security define them).
 _IGNORED_HEADERS = {"accept", "content-type", "authorization"}
+# RFC 9110/9112: framing and hop-by-hop headers belong to the HTTP client; a value sent as an
+# argument (`Transfer-Encoding: chunked` next to a Content-Length) would break the request.
+_CLIENT_HEADERS = {
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+}
 
 
 @dataclass(frozen=True)
@@ -90,6 +102,11 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
         raise SpecError(pointer, f"{location} parameter {name!r} is not a valid HTTP {location} name")
     if location == "header" and name.lower() in _IGNORED_HEADERS:
         diagnostics.info(pointer, f"header parameter {name!r} is ignored, as OpenAPI specifies")
+        return None
+    if location == "header" and name.lower() in _CLIENT_HEADERS:
+        diagnostics.info(
+            pointer, f"header parameter {name!r} is ignored: the HTTP client sets it (message framing)"
+        )
         return None
     style = node.get("style", _DEFAULT_STYLE[location])
     if style not in _STYLES[location]:

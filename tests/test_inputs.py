@@ -1309,3 +1309,18 @@ def test_a_required_whole_body_never_accepts_null(schema: dict[str, Any], expect
 def test_an_optional_whole_body_still_accepts_null() -> None:
     tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body({}, required=False)})
     assert tool.input_schema["properties"] == {"body": {}}
+
+
+@pytest.mark.parametrize("header", ["Transfer-Encoding", "content-length", "Host", "Connection"])
+def test_framing_and_hop_by_hop_header_parameters_are_left_to_the_http_client_with_info(header: str) -> None:
+    operation = {"operationId": "a", "responses": OK, "parameters": [param(header, "header")]}
+    model, diagnostics = build(spec({"/a": {"post": operation}}))
+    (tool,) = model.tools
+    assert tool.parameters == () and tool.input_schema["properties"] == {}
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (
+            Level.INFO,
+            "#/paths/~1a/post/parameters/0",
+            f"header parameter {header!r} is ignored: the HTTP client sets it (message framing)",
+        )
+    ]
