@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated, NoReturn, cast
 
 import typer
 
 from openapi2mcp.bundle import RefOptions
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.loader import LoadError
-from openapi2mcp.model import GeneratorOptions, NameStyle
+from openapi2mcp.model import GeneratorOptions, NameStyle, OutputSchemas, SizeLimits
 from openapi2mcp.naming import env_token
 from openapi2mcp.output import OutputError, write_package
 from openapi2mcp.pipeline import generate
@@ -60,9 +61,34 @@ def generate_command(
         Path | None,
         typer.Option(metavar="DIR", help="Let $refs read files under DIR too, not only the spec's directory"),
     ] = None,
+    input_schema_limit: Annotated[
+        int,
+        typer.Option(metavar="BYTES", min=0, help="Compact any inputSchema larger than this (0: no limit)"),
+    ] = SizeLimits.input_schema,
+    output_schemas: Annotated[
+        str, typer.Option(help="'compact' (at most --output-schema-limit bytes each), 'full' or 'none'")
+    ] = SizeLimits.output_schemas,
+    output_schema_limit: Annotated[
+        int,
+        typer.Option(metavar="BYTES", min=0, help="Compact any outputSchema larger than this (0: no limit)"),
+    ] = SizeLimits.output_schema,
+    tools_list_limit: Annotated[
+        int,
+        typer.Option(
+            metavar="BYTES", min=0, help="Compact schemas further until tools/list fits in this (0: no limit)"
+        ),
+    ] = SizeLimits.tools_list,
 ) -> None:
     """Generate an MCP server package from SPEC into OUT."""
-    options = _options(name, env_prefix, name_style, server_var or [])
+    if output_schemas not in ("compact", "full", "none"):
+        _fail(f"--output-schemas {output_schemas!r}: choose 'compact', 'full' or 'none'")
+    sizes = SizeLimits(
+        input_schema=input_schema_limit,
+        output_schema=output_schema_limit,
+        tools_list=tools_list_limit,
+        output_schemas=cast(OutputSchemas, output_schemas),
+    )
+    options = dataclasses.replace(_options(name, env_prefix, name_style, server_var or []), sizes=sizes)
     try:
         generation = generate(spec, options, RefOptions(allow_remote_refs, _ref_root(ref_root)))
     except (LoadError, ServerVariableError) as error:

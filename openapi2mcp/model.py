@@ -122,6 +122,19 @@ class ApiModel:
     tools: tuple[Tool, ...]
 
 
+OutputSchemas = Literal["compact", "full", "none"]
+
+
+@dataclass(frozen=True)
+class SizeLimits:
+    """How big the tool definitions may be, in bytes of compact JSON; 0 means no limit."""
+
+    input_schema: int = 16 * 1024  # claude.ai silently drops tools with a larger inputSchema
+    output_schema: int = 4 * 1024  # with output_schemas="compact"
+    tools_list: int = 2_000_000  # the whole tools/list result
+    output_schemas: OutputSchemas = "compact"
+
+
 @dataclass(frozen=True)
 class GeneratorOptions:
     """What the user chose on the command line."""
@@ -130,6 +143,7 @@ class GeneratorOptions:
     env_prefix: str
     name_style: NameStyle = "portable"
     server_variables: tuple[tuple[str, str], ...] = ()  # --server-var NAME=VALUE, in order
+    sizes: SizeLimits = SizeLimits()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

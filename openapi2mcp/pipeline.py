@@ -1,10 +1,11 @@
-"""load → map → render → format: the whole generation, in memory."""
+"""load → map → fit sizes → render → format: the whole generation, in memory."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from openapi2mcp.budget import fit_tools
 from openapi2mcp.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.formatting import format_files
@@ -60,7 +61,7 @@ def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: 
     check_version(document, name)
     check_overrides(document, dict(options.server_variables))
     mapped_from = len(diagnostics)
-    model = map_document(document, options, diagnostics, source=name)
+    model = fit_tools(map_document(document, options, diagnostics, source=name), options.sizes, diagnostics)
     if origins is not None:
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
