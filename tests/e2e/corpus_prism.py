@@ -12,8 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from argument_strategies import draw_arguments, strings_in
+from corpus_specs import CorpusSpec
 from e2e_support import Generated, dump
 from test_e2e_property import Call, arguments_in, narrowings, prism_cannot_serve, sendable_path
+
+from openapi2mcp import pipeline
+from openapi2mcp.bundle import RefOptions
+from openapi2mcp.model import GeneratorOptions, SizeLimits
 
 SAMPLE_TOOLS = 3  # per spec
 EXAMPLES_PER_TOOL = 2
@@ -35,47 +40,16 @@ PRISM_CANNOT_MOCK = {
     "stripe": "Prism does not finish starting on it: still 'Starting Prism' after 400 s (4 MB of schemas)",
     "stripe-swagger2": "Prism does not finish starting on it: still 'Starting Prism' after 300 s (2 MB)",
 }
-# OUR bugs that the Prism sample finds (reported; the generator must fix them, then these go).
-_EMPTY_QUERY = (
-    "OUR BUG: a required query parameter accepts '' (no minLength), but OpenAPI's allowEmptyValue "
-    "is false by default; Prism: \"Request query must have required property '{}'\""
-)
-_FILE_BODY = (
-    "OUR BUG: a Swagger 2.0 body schema {type: object, format: file} (application/octet-stream) "
-    "becomes an object argument, which our server then refuses: 'must be a base64-encoded string'"
-)
-_NULL_BODY = (
-    "OUR BUG: a required body whose schema allows anything (null too) is refused by our own "
-    "server when null: \"Argument 'body' (the request body) is required\""
-)
-PRISM_FINDS_OUR_BUG = {
-    "ag-azure-datalake-store-fs": f"{_EMPTY_QUERY.format('fsaction')}; {_FILE_BODY}",
-    "ag-epa-eff": _EMPTY_QUERY.format("p_id"),
-    "ag-hubspot-marketing-v3": _EMPTY_QUERY.format("externalaccountid"),
-    "ag-mercure": (
-        f"{_EMPTY_QUERY.format('topic')} (topic: ['']); and a required query array accepts [] "
-        "(no minItems), which sends nothing"
-    ),
-    "ag-opensuse-obs": (
-        "OUR BUG: an application/xml body keeps its object schema, so the `body` argument is an "
-        "object, not XML text; Prism: 'Request body must be object'"
-    ),
-    "ag-quarantine-country": _EMPTY_QUERY.format("region"),
-    "asana": _EMPTY_QUERY.format("target"),
-    "azure-body-formdata": _FILE_BODY,
-    "azure-storage-2015": _EMPTY_QUERY.format("api-version"),
-    "cloudflare": _NULL_BODY,
-    "digitalocean": (
-        "OUR BUG: a path parameter anyOf [integer, string] gets no minLength: 1 on its string "
-        "branch, so '' is schema-valid and our server refuses it ('must not be empty')"
-    ),
-    "librefang-dupopid": _NULL_BODY,
+# Specs whose every sampled request Prism 5.16.0 refuses, however right (each shown by hand).
+PRISM_CANNOT_JUDGE = {
     "rdm-discriminators": (
-        "OUR BUG: a discriminated oneOf becomes anyOf and the discriminator's values are lost, so "
-        "{discrim: ''} is schema-valid; Prism: 'Request body must match exactly one schema in oneOf'"
+        "Prism 5.16 applies oneOf literally and ignores the discriminator: the spec's branches are "
+        "open objects that overlap, so even {discrim: 'Option One', optionone: 1} 'must match "
+        "exactly one schema in oneOf' (our inputSchema pins each branch's discriminator value)"
     ),
-    "slack-web-v2": _EMPTY_QUERY.format("token"),
 }
+# OUR bugs that the Prism sample finds (reported; the generator must fix them, then these go).
+PRISM_FINDS_OUR_BUG: dict[str, str] = {}
 # Headers sent with every request: header parameters that OpenAPI says SHALL be ignored (and the
 # generator ignores) but that Prism 5.16.0 still requires ("Request header must have required
 # property 'content-type'").
@@ -166,18 +140,29 @@ def draw(route: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
 
-def plan_calls(package: Generated) -> list[Call]:
-    """EXAMPLES_PER_TOOL calls for each of up to SAMPLE_TOOLS tools (see `candidates`)."""
+def whole_input_schemas(spec: CorpusSpec) -> dict[str, dict[str, Any]]:
+    """Each tool's inputSchema before any compaction (`openapi2mcp.budget`): arguments are drawn
+    from it, so that what the spec asks of a request is what is tested, not the looser schema the
+    server lists when a schema is over its size limit (which accepts every such argument)."""
+    whole = SizeLimits(input_schema=0, output_schema=0, tools_list=0, output_schemas="none")
+    options = GeneratorOptions(dist_name="corpus", env_prefix="CORPUS", sizes=whole)
+    generation = pipeline.generate(str(spec.root), options, RefOptions(ref_root=spec.ref_root))
+    return {tool.name: tool.input_schema for tool in generation.model.tools}
+
+
+def plan_calls(package: Generated, schemas: dict[str, dict[str, Any]]) -> list[Call]:
+    """EXAMPLES_PER_TOOL calls for each of up to SAMPLE_TOOLS tools (see `candidates`), with
+    arguments drawn from `schemas` (by tool name; see `whole_input_schemas`)."""
     data, calls, tools = package.tool_data, [], 0
     for tool in candidates(package):
         route = data["routes"][tool["name"]]
         try:
-            drawn = draw(route, tool["inputSchema"])
+            drawn = draw(route, schemas[tool["name"]])
         except Exception as error:  # the drawing's printable-ASCII alphabet cannot meet a pattern
             if type(error).__name__ != "IncompatibleWithAlphabet":
                 raise
             continue
-        assert drawn, f"nothing could be drawn for {tool['name']}: {dump(tool['inputSchema'])}"
+        assert drawn, f"nothing could be drawn for {tool['name']}: {dump(schemas[tool['name']])}"
         calls += [Call(tool["name"], arguments, route["method"].upper()) for arguments in drawn]
         tools += 1
         if tools == SAMPLE_TOOLS:
