@@ -61,23 +61,38 @@ def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> 
 def _report(
     sized: Sequence[_Sized], limits: SizeLimits, input_limit: int, output_limit: int, diagnostics: Diagnostics
 ) -> None:
-    """One diagnostic for the whole list: what was compacted, how, and the sizes."""
+    """One info for the whole list (what was compacted, how, the sizes); a warning for each limit
+    that could not be met."""
     plans = Counter(PLANS[item.inputs.fit(input_limit)].what for item in sized)
     plans.pop(PLANS[AS_IS].what, None)
     outputs = sum(item.outputs is not None and item.outputs.fit(output_limit) != AS_IS for item in sized)
     total, whole = _total(sized, input_limit, output_limit), _total(sized, 0, 0)
-    if not plans and not outputs:
-        return
-    how = "; ".join(f"{count:,} {what}" for what, count in sorted(plans.items(), key=lambda pair: -pair[1]))
-    diagnostics.info(
-        "#",
-        f"{sum(plans.values()):,} of {len(sized):,} inputSchemas compacted to at most {input_limit:,} bytes"
-        + (f" ({how})" if how else "")
-        + (f", {outputs:,} outputSchemas to at most {output_limit:,} bytes" if outputs else "")
-        + f": tools/list is {total:,} bytes instead of {whole:,}"
-        + (f" (budget {limits.tools_list:,})" if limits.tools_list else "")
-        + "; the API checks what was left out",
-    )
+    if plans or outputs:
+        how = "; ".join(f"{count:,} {what}" for what, count in sorted(plans.items(), key=lambda p: -p[1]))
+        diagnostics.info(
+            "#",
+            f"{sum(plans.values()):,} of {len(sized):,} inputSchemas compacted to fit {input_limit:,} bytes"
+            + (f" ({how})" if how else "")
+            + (f", {outputs:,} outputSchemas to fit {output_limit:,} bytes" if outputs else "")
+            + f": tools/list is {total:,} bytes instead of {whole:,}"
+            + (f" (budget {limits.tools_list:,})" if limits.tools_list else "")
+            + "; the API checks what was left out",
+        )
+    _warn_unmet(sized, limits, input_limit, total, diagnostics)
+
+
+def _warn_unmet(
+    sized: Sequence[_Sized], limits: SizeLimits, input_limit: int, total: int, diagnostics: Diagnostics
+) -> None:
+    over = [item for item in sized if 0 < limits.input_schema < item.input_size(input_limit)]
+    if over:
+        largest = max(over, key=lambda item: item.input_size(input_limit))
+        diagnostics.warning(
+            "#",
+            f"{len(over):,} inputSchemas are over {limits.input_schema:,} bytes even with each argument "
+            f"cut to its type (the largest: {largest.tool.name}, {largest.input_size(input_limit):,} "
+            "bytes): some MCP clients drop such tools",
+        )
     if 0 < limits.tools_list < total:
         diagnostics.warning(
             "#",

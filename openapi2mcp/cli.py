@@ -63,25 +63,32 @@ def generate_command(
     ] = None,
     input_schema_limit: Annotated[
         int,
-        typer.Option(metavar="BYTES", min=0, help="Compact any inputSchema larger than this (0: no limit)"),
+        typer.Option(metavar="BYTES", help="Compact any inputSchema larger than this (0: no limit)"),
     ] = SizeLimits.input_schema,
     output_schemas: Annotated[
         str, typer.Option(help="'compact' (at most --output-schema-limit bytes each), 'full' or 'none'")
     ] = SizeLimits.output_schemas,
     output_schema_limit: Annotated[
         int,
-        typer.Option(metavar="BYTES", min=0, help="Compact any outputSchema larger than this (0: no limit)"),
+        typer.Option(metavar="BYTES", help="Compact any outputSchema larger than this (0: no limit)"),
     ] = SizeLimits.output_schema,
     tools_list_limit: Annotated[
         int,
         typer.Option(
-            metavar="BYTES", min=0, help="Compact schemas further until tools/list fits in this (0: no limit)"
+            metavar="BYTES", help="Compact schemas further until tools/list fits in this (0: no limit)"
         ),
     ] = SizeLimits.tools_list,
 ) -> None:
     """Generate an MCP server package from SPEC into OUT."""
     if output_schemas not in ("compact", "full", "none"):
         _fail(f"--output-schemas {output_schemas!r}: choose 'compact', 'full' or 'none'")
+    for flag, limit in (
+        ("--input-schema-limit", input_schema_limit),
+        ("--output-schema-limit", output_schema_limit),
+        ("--tools-list-limit", tools_list_limit),
+    ):
+        if limit < 0:
+            _fail(f"{flag} {limit}: give a number of bytes, or 0 for no limit")
     sizes = SizeLimits(
         input_schema=input_schema_limit,
         output_schema=output_schema_limit,

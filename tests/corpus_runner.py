@@ -63,6 +63,7 @@ KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("server", r"\bservers?\b|base url"),
         ("swagger 2.0", r"path items added|also in `paths`|collectionFormat"),
         ("no paths", r"no `paths`"),
+        ("size", r"inputSchemas (compacted|are over)|^tools/list is"),
         ("request body", r"request body|media type|body parameter|formData"),
         ("parameter", r"parameter"),
         ("invalid schema", r"items|allOf|anyOf|oneOf|enum|type|pattern|schema|it is dropped"),

@@ -420,3 +420,57 @@ def test_a_spec_nested_a_hundred_levels_deep_is_generated(tmp_path: Path) -> Non
     result = run("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines()[-1] == "out: 2 tools written (0 errors reported)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Size options (openapi2mcp/budget.py)
+
+
+def petstore_tools(out: Path) -> list[dict[str, object]]:
+    tools: list[dict[str, object]] = json.loads((out / "petstore" / "tool_data.json").read_text("utf-8"))[
+        "tools"
+    ]
+    return tools
+
+
+def test_size_options_reach_the_generated_tools(tmp_path: Path) -> None:
+    result = run(
+        "generate", str(PETSTORE), "-o", "out", "--name", "petstore",
+        "--input-schema-limit", "150", "--output-schemas", "none", "--tools-list-limit", "0",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    tools = petstore_tools(tmp_path / "out")
+    assert all("outputSchema" not in tool for tool in tools)
+    sizes = [len(json.dumps(tool["inputSchema"], separators=(",", ":"))) for tool in tools]
+    assert max(sizes) > 150  # some cannot fit: reported
+    compacted = [line for line in result.stderr.splitlines() if line.startswith("info: #: ")]
+    assert len(compacted) == 1 and "inputSchemas compacted to fit 150 bytes" in compacted[0]
+    unmet = [line for line in result.stderr.splitlines() if line.startswith("warning: #: ")]
+    assert len(unmet) == 1 and "are over 150 bytes even with each argument cut to its type" in unmet[0]
+
+
+def test_without_limits_the_schemas_are_as_converted(tmp_path: Path, petstore_out: Path) -> None:
+    result = run(
+        "generate", str(PETSTORE), "-o", "out", "--name", "petstore",
+        "--input-schema-limit", "0", "--output-schemas", "full", "--tools-list-limit", "0",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert petstore_tools(tmp_path / "out") == petstore_tools(petstore_out)  # the petstore fits anyway
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "fragment"),
+    [
+        ("--output-schemas", "some", "--output-schemas 'some': choose 'compact', 'full' or 'none'"),
+        ("--input-schema-limit", "-1", "--input-schema-limit -1: give a number of bytes, or 0 for no limit"),
+        ("--tools-list-limit", "-5", "--tools-list-limit -5: give a number of bytes, or 0 for no limit"),
+    ],
+)
+def test_a_bad_size_option_exits_2_and_writes_nothing(
+    tmp_path: Path, option: str, value: str, fragment: str
+) -> None:
+    result = run("generate", str(PETSTORE), "-o", "out", "--name", "petstore", option, value, cwd=tmp_path)
+    assert_clean_failure(result, fragment)
+    assert not (tmp_path / "out").exists()

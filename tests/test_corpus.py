@@ -187,6 +187,8 @@ def test_what_explains_a_skipped_operation(level: str, pointer: str, message: st
         ("the allOf branches have no type in common; the type is dropped", "invalid schema"),
         ("a request body needs at least one media type in `content`", "request body"),
         ("invalid operation: responses: Field required", "invalid operation"),
+        ("12 of 40 inputSchemas compacted to fit 16,384 bytes (12 nested descriptions shortened)", "size"),
+        ("tools/list is 9,000 bytes with every schema at its smallest, over the 100-byte budget", "size"),
         ("something new", "other"),
     ],
 )
