@@ -23,6 +23,7 @@ class Generation:
     model: ApiModel
     files: dict[str, str]
     diagnostics: Diagnostics
+    document: dict[str, Any]  # the OAS 3.x document mapped: bundled, Swagger 2.0 converted
 
 
 def check_version(document: Any, source: str) -> None:
@@ -66,4 +67,4 @@ def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: 
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(render_package(model, options), verbatim)
-    return Generation(model, files, diagnostics)
+    return Generation(model, files, diagnostics, document)

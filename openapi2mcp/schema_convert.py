@@ -26,6 +26,7 @@ from openapi2mcp.schema_keywords import (
     Schema,
     dedupe,
     exclusive_bounds,
+    integer_bounds,
     is_names,
     is_number,
     is_regex,
@@ -201,6 +202,7 @@ class ConversionEngine:
             self._level -= level
         if not self._out:
             out.update(self._notes(node, pointer, out.get("description", ""), types, binary))
+            out = integer_bounds(out, types)
         return typed(out, types), nullable
 
     # Keywords -----------------------------------------------------------------------------------

@@ -146,6 +146,28 @@ def exclusive_bounds(node: Schema) -> Schema:
     return node
 
 
+# The integer formats of OpenAPI (int32, int64) and of common practice, as the bounds of their values.
+INTEGER_RANGES = {
+    **{f"int{bits}": (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) for bits in (8, 16, 32, 64)},
+    **{f"uint{bits}": (0, 2**bits - 1) for bits in (8, 16, 32, 64)},
+}
+
+
+def integer_bounds(out: Schema, types: list[str]) -> Schema:
+    """An integer's `format` as `minimum`/`maximum` (JSON Schema validators do not check formats),
+    so that a valid argument fits the wire type; bounds of the spec's own that are tighter stay."""
+    bounds = INTEGER_RANGES.get(str(out.get("format"))) if types == ["integer"] else None
+    if bounds is None:
+        return out
+    low, high = bounds
+    out = dict(out)
+    if "exclusiveMinimum" not in out:
+        out["minimum"] = max(out["minimum"], low) if is_number(out.get("minimum")) else low
+    if "exclusiveMaximum" not in out:
+        out["maximum"] = min(out["maximum"], high) if is_number(out.get("maximum")) else high
+    return out
+
+
 def typed(out: Schema, types: list[str]) -> Schema:
     """Add the type; several types become an anyOf with each type-specific keyword in its branch."""
     if len(types) < 2:

@@ -79,7 +79,7 @@ def test_an_input_schema_over_its_limit_takes_the_first_plan_that_fits_and_other
     assert small == before.tools[1]
     [note] = diagnostics
     assert note.level == Level.INFO and note.pointer == "#"
-    assert note.message.startswith("1 of 2 inputSchemas compacted to at most 4,000 bytes (1 ")
+    assert note.message.startswith("1 of 2 inputSchemas compacted to fit 4,000 bytes (1 ")
 
 
 def test_the_whole_tools_list_is_brought_within_its_budget_outputs_first() -> None:

@@ -23,12 +23,17 @@ CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "specs"
 RECURSION_NOTE = "Recursive reference to {}; the recursion is cut here."
 
 
-def make(schemas: dict[str, Any] | None = None, *, version: str = "3.0", max_ref_depth: int = 3,
-         ) -> tuple[SchemaConverter, Diagnostics]:
+def make(
+    schemas: dict[str, Any] | None = None,
+    *,
+    version: str = "3.0",
+    max_ref_depth: int = 3,
+) -> tuple[SchemaConverter, Diagnostics]:
     document = {"openapi": version, "components": {"schemas": schemas or {}}}
     diagnostics = Diagnostics()
-    converter = SchemaConverter(Resolver(document), diagnostics, openapi_version=version,
-                                max_ref_depth=max_ref_depth)
+    converter = SchemaConverter(
+        Resolver(document), diagnostics, openapi_version=version, max_ref_depth=max_ref_depth
+    )
     return converter, diagnostics
 
 
@@ -73,7 +78,7 @@ def test_input_inlines_a_ref_and_keeps_every_constraint() -> None:
         "properties": {
             "name": {"type": "string", "pattern": "^[a-z]+$", "maxLength": 10},
             "kind": {"type": "string", "enum": ["cat", "dog"]},
-            "age": {"type": "integer", "minimum": 0, "format": "int32"},
+            "age": {"type": "integer", "minimum": 0, "format": "int32", "maximum": 2147483647},
         },
     }
 
@@ -110,7 +115,12 @@ def test_type_array_in_31_becomes_one_branch_per_type_with_its_own_keywords() ->
         "anyOf": [{"type": "string", "maxLength": 5}, {"type": "integer", "minimum": 1}, {"type": "null"}],
     }
     assert [valid(result, value) for value in ("abc", 2, None, "toolong", 0, 1.5)] == [
-        True, True, True, False, False, False,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
     ]
 
 
@@ -132,8 +142,9 @@ def test_nullable_enum_gains_null_and_loses_its_type() -> None:
 
 def test_nullable_sibling_of_a_ref_allows_null_and_description_sibling_wins() -> None:
     schemas = {"Name": {"type": "string", "description": "Target."}}
-    assert to_input({"$ref": "#/components/schemas/Name", "nullable": True, "description": "Mine."},
-                    schemas) == {"description": "Mine.", "anyOf": [{"type": "string"}, {"type": "null"}]}
+    assert to_input(
+        {"$ref": "#/components/schemas/Name", "nullable": True, "description": "Mine."}, schemas
+    ) == {"description": "Mine.", "anyOf": [{"type": "string"}, {"type": "null"}]}
 
 
 def test_constraint_siblings_of_a_ref_apply_in_31_and_are_ignored_in_30() -> None:
@@ -144,8 +155,13 @@ def test_constraint_siblings_of_a_ref_apply_in_31_and_are_ignored_in_30() -> Non
 
 
 def test_boolean_exclusive_bounds_of_30_become_numeric_bounds() -> None:
-    schema = {"type": "number", "minimum": 0, "exclusiveMinimum": True,
-              "maximum": 9, "exclusiveMaximum": False}
+    schema = {
+        "type": "number",
+        "minimum": 0,
+        "exclusiveMinimum": True,
+        "maximum": 9,
+        "exclusiveMaximum": False,
+    }
     result = to_input(schema)
     assert result == {"type": "number", "exclusiveMinimum": 0, "maximum": 9}
     assert [valid(result, value) for value in (0, 0.5, 9, 9.5)] == [False, True, True, False]
@@ -153,14 +169,21 @@ def test_boolean_exclusive_bounds_of_30_become_numeric_bounds() -> None:
 
 def test_numeric_exclusive_bounds_of_31_are_kept() -> None:
     assert to_input({"type": "number", "exclusiveMinimum": 1, "exclusiveMaximum": 2}, version="3.1") == {
-        "type": "number", "exclusiveMinimum": 1, "exclusiveMaximum": 2,
+        "type": "number",
+        "exclusiveMinimum": 1,
+        "exclusiveMaximum": 2,
     }
 
 
 def test_openapi_only_keywords_titles_and_extensions_are_dropped() -> None:
     schema = {
-        "type": "object", "title": "Pet", "discriminator": {"propertyName": "kind"}, "xml": {"name": "pet"},
-        "externalDocs": {"url": "https://example.com"}, "x-internal": True, "readOnly": False,
+        "type": "object",
+        "title": "Pet",
+        "discriminator": {"propertyName": "kind"},
+        "xml": {"name": "pet"},
+        "externalDocs": {"url": "https://example.com"},
+        "x-internal": True,
+        "readOnly": False,
         "properties": {"kind": {"type": "string", "title": "Kind", "x-order": 1}},
     }
     assert to_input(schema) == {"type": "object", "properties": {"kind": {"type": "string"}}}
@@ -168,17 +191,20 @@ def test_openapi_only_keywords_titles_and_extensions_are_dropped() -> None:
 
 def test_deprecated_schemas_say_so_in_their_description() -> None:
     assert to_input({"type": "string", "deprecated": True, "description": "Old id."}) == {
-        "type": "string", "description": "Deprecated. Old id.",
+        "type": "string",
+        "description": "Deprecated. Old id.",
     }
     assert to_input({"type": "string", "deprecated": True}) == {
-        "type": "string", "description": "Deprecated.",
+        "type": "string",
+        "description": "Deprecated.",
     }
 
 
 def test_a_short_scalar_example_is_kept_as_examples_and_others_are_dropped() -> None:
     assert to_input({"type": "string", "example": "cus_123"}) == {"type": "string", "examples": ["cus_123"]}
     assert to_input({"type": "integer", "examples": [7, 8]}, version="3.1") == {
-        "type": "integer", "examples": [7],
+        "type": "integer",
+        "examples": [7],
     }
     assert to_input({"type": "string", "example": "x" * 100}) == {"type": "string"}
     assert to_input({"type": "object", "example": {"a": 1}}) == {"type": "object"}
@@ -206,13 +232,19 @@ def test_read_only_properties_are_removed_from_input_objects_and_their_required(
 
 def test_binary_strings_become_base64_strings_with_a_note() -> None:
     assert to_input({"type": "string", "format": "binary", "description": "The file."}) == {
-        "type": "string", "contentEncoding": "base64", "description": "The file. (base64-encoded)",
+        "type": "string",
+        "contentEncoding": "base64",
+        "description": "The file. (base64-encoded)",
     }
     assert to_input({"type": "file"}) == {
-        "type": "string", "contentEncoding": "base64", "description": "Base64-encoded binary data.",
+        "type": "string",
+        "contentEncoding": "base64",
+        "description": "Base64-encoded binary data.",
     }
     assert to_input({"type": "string", "format": "byte"}) == {
-        "type": "string", "contentEncoding": "base64", "description": "Base64-encoded binary data.",
+        "type": "string",
+        "contentEncoding": "base64",
+        "description": "Base64-encoded binary data.",
     }
 
 
@@ -239,10 +271,12 @@ def test_items_in_tuple_form_become_prefix_items_with_a_warning() -> None:
 
 def test_additional_properties_false_and_schemas_are_kept_in_input() -> None:
     assert to_input({"type": "object", "additionalProperties": False}) == {
-        "type": "object", "additionalProperties": False,
+        "type": "object",
+        "additionalProperties": False,
     }
     assert to_input({"type": "object", "additionalProperties": {"type": "integer"}}) == {
-        "type": "object", "additionalProperties": {"type": "integer"},
+        "type": "object",
+        "additionalProperties": {"type": "integer"},
     }
 
 
@@ -263,7 +297,8 @@ def test_invalid_keyword_values_are_dropped_with_a_warning_and_never_crash() -> 
         },
     }
     assert converter.input_schema(schema, BODY) == {
-        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "c": {}},
+        "type": "object",
+        "properties": {"a": {"type": "string"}, "b": {"type": "integer"}, "c": {}},
     }
     a, b = f"{BODY}/properties/a", f"{BODY}/properties/b"
     assert warnings(diagnostics) == [
@@ -280,7 +315,8 @@ def test_invalid_keyword_values_are_dropped_with_a_warning_and_never_crash() -> 
 def test_numbers_in_a_string_enum_become_strings_and_booleans_drop_the_enum() -> None:
     converter, diagnostics = make()
     assert converter.input_schema({"type": "string", "enum": [4.1, 4, "x"]}, BODY) == {
-        "type": "string", "enum": ["4.1", "4", "x"],
+        "type": "string",
+        "enum": ["4.1", "4", "x"],
     }
     assert converter.input_schema({"type": "string", "enum": [True, False]}, "#/b") == {"type": "string"}
     assert [message for _, message in warnings(diagnostics)] == [
@@ -313,11 +349,16 @@ def test_oneof_with_a_discriminator_becomes_anyof_whose_branches_pin_the_discrim
     }
     schema = {"oneOf": [ref("Cat"), ref("Dog")], "discriminator": {"propertyName": "kind"}}
     result = to_input(schema, schemas)
-    assert result == {"anyOf": [
-        {"type": "object", "properties": {"kind": {"type": "string", "enum": [name]},
-                                          "name": {"type": "string"}}, "required": ["kind"]}
-        for name in ("Cat", "Dog")
-    ]}
+    assert result == {
+        "anyOf": [
+            {
+                "type": "object",
+                "properties": {"kind": {"type": "string", "enum": [name]}, "name": {"type": "string"}},
+                "required": ["kind"],
+            }
+            for name in ("Cat", "Dog")
+        ]
+    }
     checks = [valid(result, {"kind": kind, "name": "Tom"}) for kind in ("Cat", "Dog", "")]
     assert checks == [True, True, False]
 
@@ -333,8 +374,12 @@ CLOSED_BASE = {
 
 
 def test_allof_with_a_closed_branch_merges_into_one_object_closed_over_the_union() -> None:
-    schema = {"allOf": [ref("Base"), {"type": "object", "required": ["name"],
-                                      "properties": {"name": {"type": "string"}}}]}
+    schema = {
+        "allOf": [
+            ref("Base"),
+            {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}},
+        ]
+    }
     result = to_input(schema, {"Base": CLOSED_BASE})
     assert result == {
         "type": "object",
@@ -348,8 +393,10 @@ def test_allof_with_a_closed_branch_merges_into_one_object_closed_over_the_union
 
 
 def test_allof_stays_open_when_a_oneof_may_add_properties() -> None:
-    one_of = [{"properties": {"a": {"type": "string"}}, "required": ["a"]},
-              {"properties": {"b": {"type": "string"}}, "required": ["b"]}]
+    one_of = [
+        {"properties": {"a": {"type": "string"}}, "required": ["a"]},
+        {"properties": {"b": {"type": "string"}}, "required": ["b"]},
+    ]
     schema = {"allOf": [ref("Base"), {"oneOf": one_of}]}
     result = to_input(schema, {"Base": CLOSED_BASE})
     assert "additionalProperties" not in result
@@ -370,8 +417,12 @@ def test_allof_keeps_conflicting_keywords_in_a_leftover_allof() -> None:
 
 
 def test_allof_merges_a_property_defined_twice_as_an_allof_of_both() -> None:
-    schema = {"allOf": [{"properties": {"n": {"type": "integer", "minimum": 1}}},
-                        {"properties": {"n": {"maximum": 5}}}]}
+    schema = {
+        "allOf": [
+            {"properties": {"n": {"type": "integer", "minimum": 1}}},
+            {"properties": {"n": {"maximum": 5}}},
+        ]
+    }
     assert to_input(schema) == {"properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}}}
 
 
@@ -392,22 +443,28 @@ def test_read_only_properties_of_an_allof_branch_are_removed_from_the_merged_req
     schemas = {"Base": {"type": "object", "properties": {"id": {"type": "string", "readOnly": True}}}}
     branch = {"required": ["id", "name"], "properties": {"name": {"type": "string"}}}
     assert to_input({"allOf": [ref("Base"), branch]}, schemas) == {
-        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"],
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
     }
 
 
 # Recursion ---------------------------------------------------------------------------------------
 
-NODE = {"type": "object", "properties": {"value": {"type": "string"}, "children": {"type": "array",
-                                                                                 "items": ref("Node")}}}
+NODE = {
+    "type": "object",
+    "properties": {"value": {"type": "string"}, "children": {"type": "array", "items": ref("Node")}},
+}
 
 
 def node_levels(levels: int) -> dict[str, Any]:
     """The expected input form of NODE expanded `levels` times, then cut."""
     items: dict[str, Any] = {"type": "object", "description": RECURSION_NOTE.format("Node")}
     for _ in range(levels):
-        items = {"type": "object", "properties": {"value": {"type": "string"},
-                                                  "children": {"type": "array", "items": items}}}
+        items = {
+            "type": "object",
+            "properties": {"value": {"type": "string"}, "children": {"type": "array", "items": items}},
+        }
     return items
 
 
@@ -423,14 +480,16 @@ def test_mutual_recursion_is_cut_at_the_repeated_reference() -> None:
     }
     cut_a = {"type": "object", "description": RECURSION_NOTE.format("A")}
     assert to_input(ref("A"), schemas, max_ref_depth=1) == {
-        "type": "object", "properties": {"b": {"type": "object", "properties": {"a": cut_a}}},
+        "type": "object",
+        "properties": {"b": {"type": "object", "properties": {"a": cut_a}}},
     }
 
 
 def test_a_recursive_non_object_is_cut_to_an_empty_schema_with_a_description() -> None:
     schemas = {"List": {"type": "array", "items": ref("List")}}
     assert to_input(ref("List"), schemas, max_ref_depth=1) == {
-        "type": "array", "items": {"description": RECURSION_NOTE.format("List")},
+        "type": "array",
+        "items": {"description": RECURSION_NOTE.format("List")},
     }
 
 
@@ -441,23 +500,31 @@ def test_recursion_through_allof_is_cut_too() -> None:
 
 
 def test_recursion_through_a_31_ref_with_constraint_siblings_is_cut_too() -> None:
-    schemas = {"List": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/List",
-                                                                  "minProperties": 1}}}}
+    schemas = {
+        "List": {
+            "type": "object",
+            "properties": {"next": {"$ref": "#/components/schemas/List", "minProperties": 1}},
+        }
+    }
     cut = {"type": "object", "description": RECURSION_NOTE.format("List")}
     assert to_input(ref("List"), schemas, version="3.1", max_ref_depth=1) == {
-        "type": "object", "properties": {"next": {**cut, "minProperties": 1}},
+        "type": "object",
+        "properties": {"next": {**cut, "minProperties": 1}},
     }
 
 
 def test_a_dense_cycle_over_budget_is_converted_again_entering_each_cycle_once() -> None:
     names = [f"S{index}" for index in range(8)]
-    schemas = {name: {"type": "object", "properties": {other.lower(): ref(other) for other in names}}
-               for name in names}
+    schemas = {
+        name: {"type": "object", "properties": {other.lower(): ref(other) for other in names}}
+        for name in names
+    }
     result = to_input(ref("S0"), schemas)
     assert result == {
         "type": "object",
-        "properties": {other.lower(): {"type": "object", "description": RECURSION_NOTE.format(other)}
-                       for other in names},
+        "properties": {
+            other.lower(): {"type": "object", "description": RECURSION_NOTE.format(other)} for other in names
+        },
     }
 
 
@@ -506,7 +573,9 @@ def test_a_ref_to_another_document_raises_spec_error() -> None:
 
 def test_output_keeps_the_shape_and_drops_every_assertion() -> None:
     schema = {
-        "type": "object", "required": ["kind"], "additionalProperties": False,
+        "type": "object",
+        "required": ["kind"],
+        "additionalProperties": False,
         "properties": {
             "kind": {"type": "string", "enum": ["cat"], "format": "uuid", "pattern": "^c", "default": "cat"},
             "tags": {"type": "array", "items": {"type": "string", "maxLength": 2}, "minItems": 1},
@@ -516,8 +585,12 @@ def test_output_keeps_the_shape_and_drops_every_assertion() -> None:
         "type": "object",
         "properties": {
             "kind": {"anyOf": [{"type": "string"}, {"type": "null"}]},
-            "tags": {"anyOf": [{"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
-                               {"type": "null"}]},
+            "tags": {
+                "anyOf": [
+                    {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+                    {"type": "null"},
+                ]
+            },
         },
     }
 
@@ -546,10 +619,16 @@ def test_output_widens_integer_to_number() -> None:
 
 
 def test_output_drops_write_only_properties_and_keeps_read_only_ones() -> None:
-    schema = {"type": "object", "properties": {"password": {"type": "string", "writeOnly": True},
-                                               "id": {"type": "string", "readOnly": True}}}
+    schema = {
+        "type": "object",
+        "properties": {
+            "password": {"type": "string", "writeOnly": True},
+            "id": {"type": "string", "readOnly": True},
+        },
+    }
     assert to_output(schema) == {
-        "type": "object", "properties": {"id": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+        "type": "object",
+        "properties": {"id": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
     }
 
 
@@ -563,15 +642,22 @@ def test_output_allof_with_a_closed_branch_accepts_both_branches_and_extras() ->
 
 def test_output_oneof_becomes_anyof_of_tolerant_branches() -> None:
     schemas = {
-        "Cat": {"type": "object", "required": ["meow"], "additionalProperties": False,
-                "properties": {"meow": {"type": "boolean"}}},
+        "Cat": {
+            "type": "object",
+            "required": ["meow"],
+            "additionalProperties": False,
+            "properties": {"meow": {"type": "boolean"}},
+        },
         "Dog": {"type": "object", "required": ["bark"], "properties": {"bark": {"type": "boolean"}}},
     }
     result = to_output({"oneOf": [ref("Cat"), ref("Dog")]}, schemas)
-    assert result == {"type": "object", "anyOf": [
-        {"type": "object", "properties": {"meow": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
-        {"type": "object", "properties": {"bark": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
-    ]}
+    assert result == {
+        "type": "object",
+        "anyOf": [
+            {"type": "object", "properties": {"meow": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
+            {"type": "object", "properties": {"bark": {"anyOf": [{"type": "boolean"}, {"type": "null"}]}}},
+        ],
+    }
     assert valid(result, {"meow": True, "bark": True, "wag": 1})
 
 
@@ -596,8 +682,11 @@ def test_output_objects_nest_at_most_three_levels() -> None:
     level4 = {"description": "Level 4."}  # the summary of a too-deep object
     level3 = {"type": "object", "description": "Level 3.", "properties": {"next": level4}}
     level2 = {"type": "object", "description": "Level 2.", "properties": {"next": nullable(level3)}}
-    assert to_output(schema) == {"type": "object", "description": "Level 1.",
-                                 "properties": {"next": nullable(level2)}}
+    assert to_output(schema) == {
+        "type": "object",
+        "description": "Level 1.",
+        "properties": {"next": nullable(level2)},
+    }
 
 
 def test_output_uses_fewer_levels_when_the_schema_would_list_too_many_properties() -> None:
@@ -632,10 +721,16 @@ def test_output_keeps_a_nullable_root_nullable() -> None:
 
 # Local definitions ($defs, OAS 3.1) -------------------------------------------------------------
 
-ADDRESS = {"type": "object", "required": ["street"],
-           "properties": {"street": {"type": "string"}, "city": {"type": "string", "title": "City"}}}
-CONVERTED_ADDRESS = {"type": "object", "required": ["street"],
-                     "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+ADDRESS = {
+    "type": "object",
+    "required": ["street"],
+    "properties": {"street": {"type": "string"}, "city": {"type": "string", "title": "City"}},
+}
+CONVERTED_ADDRESS = {
+    "type": "object",
+    "required": ["street"],
+    "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+}
 
 
 def local(name: str) -> dict[str, str]:
@@ -644,7 +739,8 @@ def local(name: str) -> dict[str, str]:
 
 def test_a_ref_to_a_local_definition_is_kept_with_its_annotation_siblings_converted() -> None:
     assert to_input({**local("address"), "description": "Home.", "title": "Address"}, version="3.1") == {
-        "$ref": "#/$defs/address", "description": "Home.",
+        "$ref": "#/$defs/address",
+        "description": "Home.",
     }
 
 
@@ -663,14 +759,17 @@ def test_a_nullable_local_ref_becomes_anyof_with_null() -> None:
 def test_a_local_ref_in_an_output_schema_is_kept_and_may_be_null() -> None:
     schema = {"type": "object", "properties": {"home": local("address")}}
     assert to_output(schema, version="3.1") == {
-        "type": "object", "properties": {"home": {"anyOf": [{"$ref": "#/$defs/address"}, {"type": "null"}]}},
+        "type": "object",
+        "properties": {"home": {"anyOf": [{"$ref": "#/$defs/address"}, {"type": "null"}]}},
     }
 
 
 def test_an_allof_with_a_local_ref_keeps_the_ref_and_stays_open() -> None:
     closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
     assert to_input({"allOf": [local("base"), closed]}, version="3.1") == {
-        "type": "object", "properties": {"a": {"type": "string"}}, "$ref": "#/$defs/base",
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+        "$ref": "#/$defs/base",
     }
 
 
@@ -689,8 +788,11 @@ def test_defs_keywords_are_dropped_from_converted_schemas() -> None:
 
 
 def test_local_defs_are_the_converted_defs_of_the_schema_or_the_schema_its_ref_names() -> None:
-    person = {"type": "object", "$defs": {"address": ADDRESS, "home": {**local("address"), "nullable": True}},
-              "properties": {"home": local("home")}}
+    person = {
+        "type": "object",
+        "$defs": {"address": ADDRESS, "home": {**local("address"), "nullable": True}},
+        "properties": {"home": local("home")},
+    }
     converter, diagnostics = make({"Person": person}, version="3.1")
     expected = {"address": CONVERTED_ADDRESS, "home": {"anyOf": [local("address"), {"type": "null"}]}}
     assert converter.local_defs(person, BODY) == expected
@@ -717,8 +819,12 @@ def map_body(schema: dict[str, Any]) -> dict[str, Any]:
     body = {"required": True, "content": {"application/json": {"schema": schema}}}
     responses = {"204": {"description": "Ok."}}
     operation = {"operationId": "add_person", "requestBody": body, "responses": responses}
-    document = {"openapi": "3.1.0", "info": {"title": "T", "version": "1"}, "servers": [{"url": "https://t.test"}],
-                "paths": {"/people": {"post": operation}}}
+    document = {
+        "openapi": "3.1.0",
+        "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://t.test"}],
+        "paths": {"/people": {"post": operation}},
+    }
     diagnostics = Diagnostics()
     model = map_document(document, GeneratorOptions(dist_name="t", env_prefix="T"), diagnostics)
     assert warnings(diagnostics) == []
@@ -727,8 +833,14 @@ def map_body(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_a_flattened_body_with_local_defs_puts_them_at_the_root_of_the_input_schema() -> None:
-    result = map_body({"type": "object", "required": ["name"], "$defs": {"address": ADDRESS},
-                       "properties": {"name": {"type": "string"}, "address": local("address")}})
+    result = map_body(
+        {
+            "type": "object",
+            "required": ["name"],
+            "$defs": {"address": ADDRESS},
+            "properties": {"name": {"type": "string"}, "address": local("address")},
+        }
+    )
     assert result == {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
@@ -790,13 +902,19 @@ def test_object_properties_returns_raw_properties_and_required_names() -> None:
 
 
 def test_object_properties_merges_allof_and_leaves_out_read_only_properties() -> None:
-    schemas = {"Base": {"type": "object", "required": ["id"], "properties": {
-        "id": {"type": "string", "readOnly": True}, "tag": {"type": "string"}}},
-               "Name": {"type": "string"}}
+    schemas = {
+        "Base": {
+            "type": "object",
+            "required": ["id"],
+            "properties": {"id": {"type": "string", "readOnly": True}, "tag": {"type": "string"}},
+        },
+        "Name": {"type": "string"},
+    }
     schema = {"allOf": [ref("Base"), {"required": ["name"], "properties": {"name": ref("Name")}}]}
     converter, _ = make(schemas)
     assert converter.object_properties(schema, BODY) == (
-        {"tag": {"type": "string"}, "name": ref("Name")}, {"name"},
+        {"tag": {"type": "string"}, "name": ref("Name")},
+        {"name"},
     )
 
 
@@ -913,8 +1031,12 @@ def test_the_corpus_check_finds_an_invalid_schema_nested_in_a_result() -> None:
 
 
 def test_the_corpus_check_still_sees_repeated_required_names_and_wrong_typed_values() -> None:
-    bad_nodes: list[dict[str, Any]] = [{"required": ["a", "b", "a"]}, {"description": 5}, {"enum": "a"},
-                                       {"examples": {}}]
+    bad_nodes: list[dict[str, Any]] = [
+        {"required": ["a", "b", "a"]},
+        {"description": 5},
+        {"enum": "a"},
+        {"examples": {}},
+    ]
     for bad in bad_nodes:
         with pytest.raises(SchemaError):
             Draft202012Validator.check_schema({"anyOf": shallow_nodes([{"properties": {"x": bad}}])})
@@ -925,8 +1047,13 @@ def test_the_corpus_check_still_sees_repeated_required_names_and_wrong_typed_val
 # A fixed sample of the corpus: the largest 3.0 (cloudflare) and 3.1 (openai) specs, another large 3.0
 # spec, reference cycles, 3.1 type arrays. stripe.yaml adds few node shapes that these lack and takes
 # longer to parse than all of them together: OPENAPI2MCP_FULL_CORPUS=1 checks it too.
-CORPUS_SAMPLE = ["cloudflare.json", "openai.yaml", "pagerduty.json", "rdm-schema-circular.json",
-                 "train-travel-v31.yaml"]
+CORPUS_SAMPLE = [
+    "cloudflare.json",
+    "openai.yaml",
+    "pagerduty.json",
+    "rdm-schema-circular.json",
+    "train-travel-v31.yaml",
+]
 if os.environ.get("OPENAPI2MCP_FULL_CORPUS"):
     CORPUS_SAMPLE.append("stripe.yaml")
 
@@ -939,12 +1066,44 @@ def test_every_schema_of_a_real_spec_converts_to_clean_valid_json_schema(name: s
     document, _ = load_source(str(CORPUS / name))
     converter = SchemaConverter(Resolver(document), Diagnostics(), openapi_version=document["openapi"])
     components = document.get("components", {}).get("schemas", {})
-    jobs = [*operation_schemas(document), *(("output", schema, pointer_join("#/components/schemas", key))
-                                            for key, schema in components.items())]
+    jobs = [
+        *operation_schemas(document),
+        *(
+            ("output", schema, pointer_join("#/components/schemas", key))
+            for key, schema in components.items()
+        ),
+    ]
     started = time.perf_counter()
-    results = [(converter.input_schema if kind == "input" else converter.output_schema)(schema, pointer)
-               for kind, schema, pointer in jobs]
+    results = [
+        (converter.input_schema if kind == "input" else converter.output_schema)(schema, pointer)
+        for kind, schema, pointer in jobs
+    ]
     elapsed = time.perf_counter() - started
     nodes = shallow_nodes(results)
     print(f"{name}: {len(jobs)} schemas in {elapsed:.2f}s, {len(nodes)} distinct nodes")
     Draft202012Validator.check_schema({"anyOf": nodes})
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "integer", "format": "int32"}, {"minimum": -(2**31), "maximum": 2**31 - 1}),
+        ({"type": "integer", "format": "int64", "minimum": 1}, {"minimum": 1, "maximum": 2**63 - 1}),
+        (
+            {"type": "integer", "format": "int32", "maximum": 2**40},
+            {"minimum": -(2**31), "maximum": 2**31 - 1},
+        ),
+        (
+            {"type": "integer", "format": "uint8", "exclusiveMaximum": 10},
+            {"minimum": 0, "exclusiveMaximum": 10},
+        ),
+        ({"type": "number", "format": "int32"}, {}),
+        ({"type": "integer", "format": "custom"}, {}),
+    ],
+)
+def test_an_integer_format_becomes_bounds_in_input_schemas_only(
+    schema: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    assert to_input(schema) == {**schema, **expected}
+    output = to_output(schema)
+    assert "minimum" not in output and "maximum" not in output

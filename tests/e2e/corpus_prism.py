@@ -18,7 +18,10 @@ from test_e2e_property import Call, arguments_in, narrowings, prism_cannot_serve
 
 from openapi2mcp import pipeline
 from openapi2mcp.bundle import RefOptions
-from openapi2mcp.model import GeneratorOptions, SizeLimits
+from openapi2mcp.loader import load_source
+from openapi2mcp.model import GeneratorOptions, SizeLimits, Tool
+from openapi2mcp.refs import Resolver, follow_pointer, unescape_token
+from openapi2mcp.swagger2 import is_swagger2
 
 SAMPLE_TOOLS = 3  # per spec
 EXAMPLES_PER_TOOL = 2
@@ -100,11 +103,15 @@ def richness(route: dict[str, Any]) -> int:
     return (route.get("body") is not None) + bool(route.get("params"))
 
 
-def candidates(package: Generated) -> list[dict[str, Any]]:
+def candidates(package: Generated, facts: SpecFacts) -> list[dict[str, Any]]:
     """The tools Prism can judge, in sampling order: the richest (a body, then parameters) of each
     HTTP method first, then the rest by richness; document order among equals."""
     data = package.tool_data
-    judgeable = [tool for tool in data["tools"] if prism_cannot_judge(data, tool) is None]
+    judgeable = [
+        tool
+        for tool in data["tools"]
+        if prism_cannot_judge(data, tool) is None and tool["name"] not in facts.unjudgeable
+    ]
     ranked = sorted(judgeable, key=lambda tool: -richness(data["routes"][tool["name"]]))
     first: dict[str, dict[str, Any]] = {}
     for tool in ranked:
@@ -113,11 +120,10 @@ def candidates(package: Generated) -> list[dict[str, Any]]:
 
 
 def judgeable(route: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """Arguments whose request Prism 5.16 can judge: a '{' in a path or query value garbles its
-    log line ('[CLI] Invalid JSON and unable to correct': the request is lost); a JSON body of
-    0, false or "" reads as none ('Body parameter is required')."""
-    in_url = arguments_in(route, "path", "query")
-    if any("{" in text for name in in_url if name in arguments for text in strings_in(arguments[name])):
+    """Arguments whose request Prism 5.16 can judge: a '{' in any value garbles its log line
+    ('[CLI] Invalid JSON and unable to correct': the request is lost); a JSON body of 0, false or
+    "" reads as none ('Body parameter is required')."""
+    if any("{" in text for value in arguments.values() for text in strings_in(value)):
         return False
     body = route.get("body") or {}
     whole = arguments.get(body.get("arg") or "")
@@ -140,29 +146,103 @@ def draw(route: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
 
-def whole_input_schemas(spec: CorpusSpec) -> dict[str, dict[str, Any]]:
-    """Each tool's inputSchema before any compaction (`openapi2mcp.budget`): arguments are drawn
-    from it, so that what the spec asks of a request is what is tested, not the looser schema the
-    server lists when a schema is over its size limit (which accepts every such argument)."""
+# Header parameters the HTTP client owns (the generator leaves them out: openapi2mcp/parameters.py).
+_CLIENT_HEADERS = {
+    "content-length",
+    "transfer-encoding",
+    "host",
+    "connection",
+    "keep-alive",
+    "te",
+    "trailer",
+    "upgrade",
+}
+
+
+@dataclass(frozen=True)
+class SpecFacts:
+    """What the Prism sample needs from the spec beyond the generated package: each tool's
+    inputSchema before any compaction (`openapi2mcp.budget`), which arguments are drawn from, so
+    that what the spec asks of a request is tested, not the looser schema the server lists (which
+    accepts every such argument); and the tools whose every request Prism 5.16 refuses, with why."""
+
+    schemas: dict[str, dict[str, Any]]
+    unjudgeable: dict[str, str]
+
+
+def spec_facts(spec: CorpusSpec) -> SpecFacts:
     whole = SizeLimits(input_schema=0, output_schema=0, tools_list=0, output_schemas="none")
     options = GeneratorOptions(dist_name="corpus", env_prefix="CORPUS", sizes=whole)
     generation = pipeline.generate(str(spec.root), options, RefOptions(ref_root=spec.ref_root))
-    return {tool.name: tool.input_schema for tool in generation.model.tools}
+    resolver = Resolver(generation.document)
+    raw, _ = load_source(str(spec.root))
+    swagger = raw if is_swagger2(raw) else None
+    unjudgeable = {}
+    for tool in generation.model.tools:
+        if reason := _refused_by_prism(tool, generation.document, resolver, swagger):
+            unjudgeable[tool.name] = reason
+    return SpecFacts({tool.name: tool.input_schema for tool in generation.model.tools}, unjudgeable)
 
 
-def plan_calls(package: Generated, schemas: dict[str, dict[str, Any]]) -> list[Call]:
+def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, swagger: Any) -> str | None:
+    """Why Prism 5.16 refuses every request of `tool` (None: it can judge them). `swagger` is the
+    Swagger 2.0 document Prism reads (None for OAS 3.x), where a stream body is an object schema."""
+    operation = follow_pointer(document, tool.pointer)
+    path_item = follow_pointer(document, tool.pointer.rsplit("/", 1)[0])
+    for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
+        parameter, _ = resolver.deref(raw, tool.pointer)
+        name = str(parameter.get("name", "")).lower()
+        if parameter.get("in") == "header" and parameter.get("required") and name in _CLIENT_HEADERS:
+            return (
+                f"the spec requires the {name} header, which the HTTP client owns; Prism 5.16 insists on it"
+            )
+    if tool.body is None or tool.body.kind not in ("text", "binary"):
+        return None
+    schema = (
+        _body_schema(tool, document, resolver) if swagger is None else _swagger_body_schema(tool, swagger)
+    )
+    if schema.get("type", "string") != "string":
+        return (
+            f"the spec gives its {tool.body.media_type} body a {schema.get('type')} schema, which "
+            "Prism 5.16 holds the body text to: 'Request body must be object' (we send the text or bytes)"
+        )
+    return None
+
+
+def _body_schema(tool: Tool, document: dict[str, Any], resolver: Resolver) -> dict[str, Any]:
+    assert tool.body is not None
+    body, _ = resolver.deref(follow_pointer(document, tool.pointer)["requestBody"], tool.pointer)
+    schema, _ = resolver.deref(body["content"][tool.body.media_type].get("schema", {}), tool.pointer)
+    return dict(schema)
+
+
+def _swagger_body_schema(tool: Tool, swagger: dict[str, Any]) -> dict[str, Any]:
+    resolver = Resolver(swagger)
+    pointer = tool.pointer
+    if unescape_token(pointer.split("/")[2]) not in swagger.get("paths", {}):  # Azure's x-ms-paths
+        pointer = pointer.replace("#/paths/", "#/x-ms-paths/", 1)
+    operation = follow_pointer(swagger, pointer)
+    path_item = follow_pointer(swagger, pointer.rsplit("/", 1)[0])
+    for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
+        parameter, _ = resolver.deref(raw, tool.pointer)
+        if parameter.get("in") == "body":
+            return dict(resolver.deref(parameter.get("schema", {}), tool.pointer)[0])
+    return {}
+
+
+def plan_calls(package: Generated, facts: SpecFacts) -> list[Call]:
     """EXAMPLES_PER_TOOL calls for each of up to SAMPLE_TOOLS tools (see `candidates`), with
-    arguments drawn from `schemas` (by tool name; see `whole_input_schemas`)."""
+    arguments drawn from the whole inputSchemas (see `SpecFacts`)."""
     data, calls, tools = package.tool_data, [], 0
-    for tool in candidates(package):
+    for tool in candidates(package, facts):
         route = data["routes"][tool["name"]]
         try:
-            drawn = draw(route, schemas[tool["name"]])
+            drawn = draw(route, facts.schemas[tool["name"]])
         except Exception as error:  # the drawing's printable-ASCII alphabet cannot meet a pattern
             if type(error).__name__ != "IncompatibleWithAlphabet":
                 raise
             continue
-        assert drawn, f"nothing could be drawn for {tool['name']}: {dump(schemas[tool['name']])}"
+        assert drawn, f"nothing could be drawn for {tool['name']}: {dump(facts.schemas[tool['name']])}"
         calls += [Call(tool["name"], arguments, route["method"].upper()) for arguments in drawn]
         tools += 1
         if tools == SAMPLE_TOOLS:

@@ -34,7 +34,7 @@ from corpus_prism import (
     PRISM_HEADERS,
     WithHeaders,
     plan_calls,
-    whole_input_schemas,
+    spec_facts,
 )
 from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs
 from e2e_support import (
@@ -202,7 +202,7 @@ def test_strict_lint_finds_no_error(
 def test_sampled_calls_pass_prism_validation(
     name: str, package: Generated, node_tools: NodeTools, tmp_path: Path
 ) -> None:
-    calls = plan_calls(package, whole_input_schemas(SPECS[name]))
+    calls = plan_calls(package, spec_facts(SPECS[name]))
     assert calls, f"{name}: no tool to call"
     headers = tuple(PRISM_HEADERS.get(name, {}).items())
     served = WithHeaders(**vars(package), headers=headers) if headers else package
