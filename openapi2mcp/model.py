@@ -136,6 +136,20 @@ class SizeLimits:
 
 
 @dataclass(frozen=True)
+class ToolOverride:
+    """Changes to one operation's tool, from the config file (for specs the user does not own).
+
+    `operation` is an operationId or `METHOD /path` (method case-insensitive); `annotations` maps MCP
+    hint names (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`) to values."""
+
+    operation: str
+    name: str | None = None
+    title: str | None = None
+    description: str | None = None
+    annotations: tuple[tuple[str, bool], ...] = ()
+
+
+@dataclass(frozen=True)
 class GeneratorOptions:
     """What the user chose on the command line."""
 
@@ -144,6 +158,10 @@ class GeneratorOptions:
     name_style: NameStyle = "portable"
     server_variables: tuple[tuple[str, str], ...] = ()  # --server-var NAME=VALUE, in order
     sizes: SizeLimits = SizeLimits()
+    include: tuple[str, ...] = ()  # selectors (`tag:NAME`, `op:ID`, `path:GLOB`, `method:VERB`): any matches
+    exclude: tuple[str, ...] = ()  # selectors: none may match (exclude wins over include)
+    overrides: tuple[ToolOverride, ...] = ()
+    overlays: tuple[str, ...] = ()  # OpenAPI Overlay 1.0 documents (paths or URLs), applied in order
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
