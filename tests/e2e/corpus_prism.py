@@ -20,7 +20,7 @@ from openapi2mcp import pipeline
 from openapi2mcp.bundle import RefOptions
 from openapi2mcp.loader import load_source
 from openapi2mcp.model import GeneratorOptions, SizeLimits, Tool
-from openapi2mcp.refs import Resolver, follow_pointer, unescape_token
+from openapi2mcp.refs import Resolver, unescape_token
 from openapi2mcp.swagger2 import is_swagger2
 
 SAMPLE_TOOLS = 3  # per spec
@@ -187,8 +187,7 @@ def spec_facts(spec: CorpusSpec) -> SpecFacts:
 def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, swagger: Any) -> str | None:
     """Why Prism 5.16 refuses every request of `tool` (None: it can judge them). `swagger` is the
     Swagger 2.0 document Prism reads (None for OAS 3.x), where a stream body is an object schema."""
-    operation = follow_pointer(document, tool.pointer)
-    path_item = follow_pointer(document, tool.pointer.rsplit("/", 1)[0])
+    path_item, operation = _operation(document, resolver, tool.pointer)
     for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
         parameter, _ = resolver.deref(raw, tool.pointer)
         name = str(parameter.get("name", "")).lower()
@@ -203,15 +202,22 @@ def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, 
     )
     if schema.get("type", "string") != "string":
         return (
-            f"the spec gives its {tool.body.media_type} body a {schema.get('type')} schema, which "
+            f"the spec gives its {tool.body.media_type} body a schema of type {schema.get('type')}, which "
             "Prism 5.16 holds the body text to: 'Request body must be object' (we send the text or bytes)"
         )
     return None
 
 
+def _operation(document: dict[str, Any], resolver: Resolver, pointer: str) -> tuple[Any, Any]:
+    """The path item (its `$ref` followed) and the operation at `#/paths/<path>/<method>`."""
+    _, paths, path, method = pointer.split("/")
+    item, _ = resolver.deref(document[paths][unescape_token(path)], pointer)
+    return item, item[method]
+
+
 def _body_schema(tool: Tool, document: dict[str, Any], resolver: Resolver) -> dict[str, Any]:
     assert tool.body is not None
-    body, _ = resolver.deref(follow_pointer(document, tool.pointer)["requestBody"], tool.pointer)
+    body, _ = resolver.deref(_operation(document, resolver, tool.pointer)[1]["requestBody"], tool.pointer)
     schema, _ = resolver.deref(body["content"][tool.body.media_type].get("schema", {}), tool.pointer)
     return dict(schema)
 
@@ -221,8 +227,7 @@ def _swagger_body_schema(tool: Tool, swagger: dict[str, Any]) -> dict[str, Any]:
     pointer = tool.pointer
     if unescape_token(pointer.split("/")[2]) not in swagger.get("paths", {}):  # Azure's x-ms-paths
         pointer = pointer.replace("#/paths/", "#/x-ms-paths/", 1)
-    operation = follow_pointer(swagger, pointer)
-    path_item = follow_pointer(swagger, pointer.rsplit("/", 1)[0])
+    path_item, operation = _operation(swagger, resolver, pointer)
     for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
         parameter, _ = resolver.deref(raw, tool.pointer)
         if parameter.get("in") == "body":
