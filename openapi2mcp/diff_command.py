@@ -109,10 +109,19 @@ def find_tool_data(directory: Path) -> Path:
 
 def read_tool_data(path: Path) -> ToolSet:
     try:
-        data = json.loads(path.read_text("utf-8"))
+        text = path.read_text("utf-8")
     except OSError as error:
         raise LoadError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    except ValueError as error:  # not UTF-8, or not JSON
+    except ValueError as error:  # not UTF-8
+        raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
+    return parse_tool_data(text, path)
+
+
+def parse_tool_data(text: str, path: Path) -> ToolSet:
+    """The tools of a `tool_data.json` text (`path` names it in errors)."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
         raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
     tools = data.get("tools") if isinstance(data, dict) else None
     if not isinstance(tools, list) or not all(_is_tool(tool) for tool in tools):
