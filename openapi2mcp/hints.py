@@ -24,6 +24,7 @@ _OVERRIDE_KEYS = {
     "idempotentHint": "idempotent",
     "openWorldHint": "open_world",
 }
+HINT_NAMES = tuple(_OVERRIDE_KEYS)  # the MCP annotation hints `x-mcp` and config overrides may set
 
 
 def annotations_for(

@@ -11,13 +11,15 @@ from typing import Any
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.hints import annotations_for
 from openapi2mcp.inputs import build_inputs
-from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions, SecurityScheme, Tool
+from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions, SecurityScheme, Tool, ToolOverride
 from openapi2mcp.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
 from openapi2mcp.outputs import build_output
+from openapi2mcp.overrides import OverrideIndex, merged_x_mcp
 from openapi2mcp.path_keys import split_path_key
 from openapi2mcp.refs import Resolver
 from openapi2mcp.schemas import SchemaConverter
 from openapi2mcp.security import map_requirements, map_schemes
+from openapi2mcp.selectors import Selection
 from openapi2mcp.servers import default_base_url, own_base_url
 from openapi2mcp.validation import check_operation
 
@@ -38,7 +40,9 @@ class OperationRef:
 def map_document(
     document: dict[str, Any], options: GeneratorOptions, diagnostics: Diagnostics, source: str = ""
 ) -> ApiModel:
-    """The whole model: API metadata, security schemes and one tool per usable operation."""
+    """The whole model: API metadata, security schemes and one tool per usable operation that the
+    options' selectors keep (with their overrides applied). Raise SelectorError for a selector that
+    cannot be read."""
     resolver = Resolver(document)
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
@@ -48,16 +52,22 @@ def map_document(
     context = _Context(
         document, resolver, converter, schemes, options, diagnostics, base_url, source, server_variables
     )
+    selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
     for ref in iter_operations(document, resolver, diagnostics):
+        its_overrides = overrides.matching(ref)  # also for operations left out: not "unmatched"
+        if not selection.keeps(ref):
+            continue
         try:
-            tool = _map_operation(ref, context)
+            tool = _map_operation(ref, context, its_overrides)
             tools.append((tool, f"{tool.method} {ref.path}"))
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
             diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
         except RecursionError:  # a schema nested hundreds of levels deep (or a chain of files)
             diagnostics.error(ref.pointer, "a schema is nested too deeply to convert; operation skipped")
+    selection.report(diagnostics)
+    overrides.warn_unmatched(diagnostics)
     raw_info = document.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(
@@ -122,11 +132,12 @@ class _Context:
     server_variables: dict[str, str]  # --server-var
 
 
-def _map_operation(ref: OperationRef, context: _Context) -> Tool:
+def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
     diagnostics, options = context.diagnostics, context.options
     path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
     check_operation(ref.operation, ref.pointer, context.document)
-    operation, x_mcp = ref.operation, _x_mcp(ref.operation, ref.pointer, diagnostics)
+    operation = ref.operation
+    x_mcp = merged_x_mcp(_x_mcp(operation, ref.pointer, diagnostics), overrides)
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
     raw_name = x_mcp.get("name") or operation_id or fallback_raw_name(ref.method, ref.path)
     name = tool_name(str(raw_name), options.name_style)

@@ -328,6 +328,31 @@ def test_x_mcp_false_at_the_root_leaves_out_every_operation_with_an_info_diagnos
     assert [(d.level, d.pointer) for d in diagnostics] == [(Level.INFO, "#")]
 
 
+def test_x_mcp_false_still_leaves_an_operation_out_when_a_selector_includes_it() -> None:
+    document = spec(
+        {
+            "/a": {
+                "get": op(operationId="hidden", tags=["t"], **{"x-mcp": False}),
+                "post": op(operationId="p"),
+            },
+            "/b": {"get": op(operationId="kept", tags=["t"])},
+        }
+    )
+    options = GeneratorOptions(dist_name="t", env_prefix="T", include=("tag:t", "op:hidden"))
+    diagnostics = Diagnostics()
+    model = map_document(document, options, diagnostics)
+    assert [tool.name for tool in model.tools] == ["kept"]
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (Level.INFO, "#/paths/~1a/get", "x-mcp: false: left out"),
+        (Level.WARNING, "#/paths", "include selector 'op:hidden' matches no operation"),
+        (
+            Level.INFO,
+            "#/paths",
+            "selectors: 1 of 2 operations kept (1 matched no include, 0 matched an exclude)",
+        ),
+    ]
+
+
 def test_x_mcp_true_or_an_empty_object_changes_nothing() -> None:
     plain = only_tool(spec({"/a": {"get": op(operationId="g", summary="S")}}))
     assert only_tool(spec({"/a": {"get": op(operationId="g", summary="S", **{"x-mcp": True})}})) == plain
