@@ -1,4 +1,9 @@
-"""Write a generated package safely: stage everything, then replace only the files we own."""
+"""Write a generated package safely: stage everything, then replace only the files we own.
+
+Generated files are owned: listed in the manifest, replaced by each generation, removed when a
+generation no longer makes them. Starters (e.g. `hooks.py`) are the user's: written only where no
+file is, never replaced or removed, never in the manifest (a later check of the generated files
+ignores them)."""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 MANIFEST = ".openapi2mcp-manifest.json"
@@ -27,8 +33,12 @@ def read_manifest(out: Path) -> set[str] | None:
         raise OutputError(f"{path}: unreadable manifest ({exc}); move it away to regenerate") from None
 
 
-def write_package(out: Path, files: dict[str, str]) -> None:
-    """Stage all files beside `out`, then move them in; foreign files in `out` are never touched."""
+def write_package(out: Path, files: dict[str, str], starters: Mapping[str, str] | None = None) -> list[str]:
+    """Stage all files beside `out`, then move them in; foreign files in `out` are never touched.
+    Returns the `starters` written (those that did not exist)."""
+    starters = starters or {}
+    if clash := sorted(set(files) & set(starters)):
+        raise ValueError(f"both generated and a starter: {', '.join(clash)}")
     owned_before = read_manifest(out) if out.exists() else None
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
@@ -37,18 +47,38 @@ def write_package(out: Path, files: dict[str, str]) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         staging.chmod(0o777 & ~_umask())
-        for relative, text in files.items():
-            target = staging / relative
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8", newline="\n")
+        _write(staging, files)
         manifest = {"generator": "openapi2mcp", "files": sorted(files)}
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
         if not out.exists():
+            _write(staging, starters)
             os.replace(staging, out)
-            return
-        _move_in(staging, out, files, owned_before or set())
+            return sorted(starters)
+        _move_in(staging, out, files, (owned_before or set()) - set(starters))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    return _create_missing(out, starters)
+
+
+def _write(root: Path, files: Mapping[str, str]) -> None:
+    for relative, text in files.items():
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _create_missing(out: Path, starters: Mapping[str, str]) -> list[str]:
+    """Each starter where nothing is (not even a broken link); exclusive creation: never a replace."""
+    created = []
+    for relative, text in sorted(starters.items()):
+        target = out / relative
+        if os.path.lexists(target):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "x", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+        created.append(relative)
+    return created
 
 
 def _umask() -> int:

@@ -15,6 +15,9 @@ from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 from openapi2mcp.tool_data import tool_data
 
 TOOL_DATA_FILE = "tool_data.json"
+# Files the user owns, by name inside the import package → template: created when missing, never
+# overwritten, never in the manifest of generated files (see output.write_package).
+STARTERS = {"hooks.py": "hooks.py.jinja"}
 
 
 def templates_dir() -> Path:
@@ -62,6 +65,7 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
         "variables": variables(model, options.env_prefix),
         "header_text": header_text(),
         "header_comment": f"# {header_text()}",
+        "example_tool": example_tool(model),
     }
     package = options.package_name
     files = {
@@ -79,6 +83,21 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
     template = env.get_template("package/tool_data.json.jinja")
     rendered[f"{package}/{TOOL_DATA_FILE}"] = template.render(data=data)
     return rendered
+
+
+def render_starters(model: ApiModel, options: GeneratorOptions) -> dict[str, str]:
+    """The files the user owns (STARTERS), by path relative to the output directory: black-clean,
+    without the generated-file header (nobody regenerates them)."""
+    context = {"model": model, "options": options, "example_tool": example_tool(model)}
+    return {
+        f"{options.package_name}/{path}": environment().get_template(f"package/{name}").render(context)
+        for path, name in STARTERS.items()
+    }
+
+
+def example_tool(model: ApiModel) -> str:
+    """A tool name for the examples of hooks.py and the README."""
+    return model.tools[0].name if model.tools else "someTool"
 
 
 def runtime_files() -> list[Path]:

@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 from openapi2mcp.diagnostics import Diagnostics
+from openapi2mcp.formatting import format_python
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import Generation, generate
-from openapi2mcp.render import render_package
+from openapi2mcp.render import header_text, render_package, render_starters
 
 REPO = Path(__file__).resolve().parents[1]
 PETSTORE = REPO / "specs" / "petstore.yaml"
@@ -32,6 +33,8 @@ RUNTIME_FILES = (
     "auth.py",
     "responses.py",
     "settings.py",
+    "hooks_api.py",
+    "hooks_runner.py",
     "tool_data.json",
 )
 
@@ -84,7 +87,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 8
+    assert len(python) == 10
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -287,7 +290,7 @@ def test_a_server_url_cannot_inject_lines_into_env_example() -> None:
 def test_a_hostile_title_stays_inside_its_readme_line() -> None:
     readme = rendered(spec(title="Evil\n\n## Injected | heading\n| x | y |"))["README.md"]
     assert "\n## Injected" not in readme
-    assert readme.count("\n## ") == 3
+    assert readme.count("\n## ") == 4
 
 
 def test_the_env_prefix_names_every_variable_in_server_py_readme_and_env_example() -> None:
@@ -331,9 +334,63 @@ PETSTORE_FILES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "path", PETSTORE_FILES
-)
+@pytest.mark.parametrize("path", PETSTORE_FILES)
 def test_every_generated_file_ends_with_exactly_one_newline(path: str) -> None:
     text = petstore().files[path]
     assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Starters: hooks.py, the user's file
+
+
+def starters(document: dict[str, Any] | None = None, name: str = "t") -> dict[str, str]:
+    options = GeneratorOptions(dist_name=name, env_prefix="T")
+    model = petstore().model if document is None else map_document(document, options, Diagnostics())
+    return render_starters(model, options)
+
+
+def test_the_only_starter_is_hooks_py_in_the_import_package_and_it_is_not_a_generated_file() -> None:
+    assert list(starters(name="my-api")) == ["my_api/hooks.py"]
+    assert "petstore/hooks.py" not in petstore().files
+
+
+def test_hooks_py_is_black_clean_compiles_and_carries_no_generated_header() -> None:
+    text = starters()["t/hooks.py"]
+    assert format_python(text) == text
+    compile(text, "hooks.py", "exec")
+    assert header_text() not in text and "Do not edit" not in text
+    assert "openapi2mcp created this file once and never overwrites it" in text
+
+
+def test_hooks_py_defines_hooks_and_imports_only_what_hooks_api_exports() -> None:
+    tree = ast.parse(starters()["t/hooks.py"])
+    imports = [node for node in tree.body if isinstance(node, ast.ImportFrom)]
+    assert [(node.module, node.level) for node in imports] == [("__future__", 0), ("hooks_api", 1)]
+    assert [alias.name for alias in imports[1].names] == ["Call", "HookError", "Hooks", "Request", "Result"]
+    code = [node for node in tree.body if not isinstance(node, ast.ImportFrom | ast.Expr)]
+    assert [ast.unparse(node) for node in code] == ["hooks = Hooks()"]
+    exported = ast.parse((REPO / "templates/package/hooks_api.py").read_text("utf-8"))
+    (names,) = [
+        node.value
+        for node in exported.body
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
+    ]
+    assert sorted(ast.literal_eval(names)) == ["Call", "HookError", "Hooks", "Request", "Result"]
+
+
+def test_the_examples_of_hooks_py_and_the_readme_name_the_first_tool() -> None:
+    assert '# @hooks.after_result("listPets")' in starters()["t/hooks.py"]
+    assert '@hooks.after_result("listPets")' in petstore().files["README.md"]
+    empty = spec()
+    empty["paths"] = {}
+    assert '# @hooks.after_result("someTool")' in starters(empty)["t/hooks.py"]
+
+
+def test_the_readme_documents_hooks_py_of_the_package() -> None:
+    readme = generated(PETSTORE, "my-api", "MY_API").files["README.md"]
+    section = readme.split("\n## Hooks: your own code\n", 1)[1]
+    assert section.startswith(
+        "\n`my_api/hooks.py` is yours: openapi2mcp creates it once and never overwrites it"
+    )
+    assert "`MY_API_HEADERS` and credentials are in" in section

@@ -38,6 +38,8 @@ def template_module(name: str) -> Any:
 
 runtime = template_module("runtime")
 serialize = template_module("serialize")
+hooks_api = template_module("hooks_api")
+hooks_runner = template_module("hooks_runner")
 
 
 # ---- the recording upstream --------------------------------------------------------------------
@@ -324,8 +326,9 @@ Make = Callable[..., Any]
 
 @pytest.fixture
 async def make_runtime(upstream: Upstream) -> AsyncIterator[Make]:
-    """make(data, env=None, base_url=None, default_base_url=None) → a ToolRuntime against the
-    upstream (closed after); with `default_base_url` (the spec's) and no `base_url`, T_BASE_URL is unset."""
+    """make(data, env=None, base_url=None, default_base_url=None, hooks=None) → a ToolRuntime against
+    the upstream (closed after); with `default_base_url` (the spec's) and no `base_url`, T_BASE_URL
+    is unset; `hooks` is a hooks_api.Hooks, as hooks.py fills it."""
     made: list[Any] = []
 
     def make(
@@ -333,13 +336,14 @@ async def make_runtime(upstream: Upstream) -> AsyncIterator[Make]:
         env: dict[str, str] | None = None,
         base_url: str | None = None,
         default_base_url: str | None = None,
+        hooks: Any = None,
     ) -> Any:
         environment = {"T_TIMEOUT": "5"}
         if base_url or not default_base_url:
             environment["T_BASE_URL"] = base_url or upstream.url + "/api/v1"
         environment.update(env or {})
         settings = runtime.Settings.from_env(environment, prefix="T", default_base_url=default_base_url)
-        made.append(runtime.ToolRuntime(data, settings))
+        made.append(runtime.ToolRuntime(data, settings, hooks))
         return made[-1]
 
     yield make
