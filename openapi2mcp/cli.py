@@ -1,22 +1,39 @@
-"""The command line: `openapi2mcp generate SPEC -o OUT --name NAME`."""
+"""The command line: `openapi2mcp generate [SPEC] [-o OUT] [--name NAME] [options]`.
+
+Each option can also come from the config file (see `config.py`); a flag given on the command line
+wins. `resolve` checks the merged values, naming a bad one with where it was given."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, NoReturn, cast
+from typing import Annotated, Any, NoReturn
 
 import typer
 
 from openapi2mcp.bundle import RefOptions
+from openapi2mcp.check import check_package
+from openapi2mcp.config import (
+    CONFIG_FILE,
+    PYPROJECT,
+    PYPROJECT_TABLE,
+    ConfigError,
+    Setting,
+    Settings,
+    load_config,
+    merge,
+)
 from openapi2mcp.diagnostics import Diagnostics, Level
+from openapi2mcp.diff_command import diff_command
 from openapi2mcp.loader import LoadError
-from openapi2mcp.model import GeneratorOptions, NameStyle, OutputSchemas, SizeLimits
+from openapi2mcp.model import GeneratorOptions, SizeLimits
 from openapi2mcp.naming import env_token
 from openapi2mcp.output import OutputError, write_package
+from openapi2mcp.overrides import OverrideError, validate_overrides
 from openapi2mcp.pipeline import generate
+from openapi2mcp.selectors import SelectorError, parse
 from openapi2mcp.servers import ServerVariableError
 
 app = typer.Typer(
@@ -26,9 +43,23 @@ app = typer.Typer(
     help="Generate MCP tool servers from OpenAPI.",
 )
 
-EXIT_OK, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 3
+EXIT_OK, EXIT_DRIFT, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 DEBUG_VARIABLE = "OPENAPI2MCP_DEBUG"
-_DIST_NAME = re.compile(r"[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9])?")
+REQUIRED = {"spec": "SPEC", "out": "-o/--out", "name": "--name"}  # config key → how the CLI names it
+_FLAG_KEYS = {"server_var": "server-vars", "overlay": "overlays"}  # parameters not named like their key
+_NOT_OPTIONS = ("config", "profile")
+_SELECTOR_HELP = "tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """Everything one `generate` run needs, from the merged settings."""
+
+    spec: str
+    out: Path
+    options: GeneratorOptions
+    refs: RefOptions
+    strict: bool
 
 
 @app.callback()
@@ -36,11 +67,20 @@ def _root() -> None:
     """Generate MCP tool servers from OpenAPI descriptions."""
 
 
+app.command("diff")(diff_command)
+
+
 @app.command("generate")
 def generate_command(
-    spec: Annotated[str, typer.Argument(help="OpenAPI file (YAML or JSON) or http(s) URL")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Output directory of the package")],
-    name: Annotated[str, typer.Option("--name", help="Distribution name, e.g. petstore")],
+    ctx: typer.Context,
+    spec: Annotated[
+        str | None,
+        typer.Argument(help="OpenAPI file (YAML or JSON) or http(s) URL (default: spec of the config file)"),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Output directory of the package", show_default=False)
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="Distribution name, e.g. petstore")] = None,
     env_prefix: Annotated[
         str | None, typer.Option(help="Prefix of environment variables (default: NAME)")
     ] = None,
@@ -55,7 +95,7 @@ def generate_command(
         bool, typer.Option(help="Fail (exit 2, nothing written) on any error or warning diagnostic")
     ] = False,
     allow_remote_refs: Annotated[
-        bool, typer.Option("--allow-remote-refs", help="Fetch http(s) documents that the spec's $refs name")
+        bool, typer.Option(help="Fetch http(s) documents that the spec's $refs name")
     ] = False,
     ref_root: Annotated[
         Path | None,
@@ -78,68 +118,213 @@ def generate_command(
             metavar="BYTES", help="Compact schemas further until tools/list fits in this (0: no limit)"
         ),
     ] = SizeLimits.tools_list,
+    include: Annotated[
+        list[str] | None,
+        typer.Option(metavar="SELECTOR", help=f"Only operations matching one of these ({_SELECTOR_HELP})"),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="SELECTOR", help="Leave out operations matching any of these (wins over --include)"
+        ),
+    ] = None,
+    overlay: Annotated[
+        list[str] | None,
+        typer.Option(
+            metavar="FILE", help="OpenAPI Overlay 1.0 document applied to the spec (repeatable, in order)"
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help=f"TOML file of options (default: {CONFIG_FILE}, else tool.{PYPROJECT_TABLE} of {PYPROJECT})",
+        ),
+    ] = None,
+    profile: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME", help="Apply the config file's profiles.NAME table on top of its other options"
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check",
+            help="Write nothing; exit 0 if OUT is up to date, 1 (with a diff and the tool changelog) if not",
+        ),
+    ] = False,
 ) -> None:
-    """Generate an MCP server package from SPEC into OUT."""
-    if output_schemas not in ("compact", "full", "none"):
-        _fail(f"--output-schemas {output_schemas!r}: choose 'compact', 'full' or 'none'")
-    for flag, limit in (
-        ("--input-schema-limit", input_schema_limit),
-        ("--output-schema-limit", output_schema_limit),
-        ("--tools-list-limit", tools_list_limit),
-    ):
-        if limit < 0:
-            _fail(f"{flag} {limit}: give a number of bytes, or 0 for no limit")
-    sizes = SizeLimits(
-        input_schema=input_schema_limit,
-        output_schema=output_schema_limit,
-        tools_list=tools_list_limit,
-        output_schemas=cast(OutputSchemas, output_schemas),
-    )
-    options = dataclasses.replace(_options(name, env_prefix, name_style, server_var or []), sizes=sizes)
+    """Generate an MCP server package from SPEC into OUT; options not given come from the config file."""
     try:
-        generation = generate(spec, options, RefOptions(allow_remote_refs, _ref_root(ref_root)))
-    except (LoadError, ServerVariableError) as error:
+        config_file, from_file = load_config(config, profile)
+        run = resolve(merge(from_file, _command_line(ctx)), config_file)
+    except ConfigError as error:
+        _fail(str(error))
+    if config_file is not None:
+        typer.echo(
+            f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
+        )
+    try:
+        generation = generate(run.spec, run.options, run.refs)
+    except (LoadError, ServerVariableError, SelectorError, OverrideError) as error:
         _fail(str(error))
     _print_diagnostics(generation.diagnostics)
-    if strict:
+    if run.strict:
         _fail_if_not_clean(generation.diagnostics)
+    if check:
+        _check(run.out, generation.files)
     try:
-        write_package(out, generation.files)
+        write_package(run.out, generation.files, generation.starters)
     except (OutputError, OSError) as error:
         _fail(str(error))
     skipped = generation.diagnostics.count(Level.ERROR)
-    typer.echo(f"{out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True)
-
-
-def _options(name: str, env_prefix: str | None, name_style: str, server_vars: list[str]) -> GeneratorOptions:
-    if not _DIST_NAME.fullmatch(name):
-        _fail(
-            f"--name {name!r}: use letters, digits, '-' and '_', "
-            "starting with a letter and ending with a letter or digit"
-        )
-    if name_style not in ("portable", "mcp"):
-        _fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
-    prefix = env_token(env_prefix or name)
-    style: NameStyle = "portable" if name_style == "portable" else "mcp"
-    return GeneratorOptions(
-        dist_name=name, env_prefix=prefix, name_style=style, server_variables=_server_variables(server_vars)
+    typer.echo(
+        f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
     )
 
 
-def _server_variables(values: list[str]) -> tuple[tuple[str, str], ...]:
+def _check(out: Path, files: dict[str, str]) -> NoReturn:
+    """`--check`: the unified diff on stdout, one summary line on stderr; exit 0 or 1."""
+    try:
+        drift = check_package(out, files)
+    except OutputError as error:
+        _fail(str(error))
+    for diff in drift.diffs:
+        typer.echo(diff, nl=False)
+    typer.echo(drift.summary(out) + ("" if drift.clean else ": regenerate to update it"), err=True)
+    raise typer.Exit(EXIT_OK if drift.clean else EXIT_DRIFT)
+
+
+def _command_line(ctx: typer.Context) -> Settings:
+    """The options given on the command line (not their defaults), as settings named by their flag."""
+    given: Settings = {}
+    for parameter, value in ctx.params.items():
+        if parameter in _NOT_OPTIONS or not _on_command_line(ctx, parameter):
+            continue
+        flag = "SPEC" if parameter == "spec" else "--" + parameter.replace("_", "-")
+        if parameter == "server_var":
+            value = _server_variables(value)
+        elif isinstance(value, list):
+            value = tuple(value)
+        given[_FLAG_KEYS.get(parameter, parameter.replace("_", "-"))] = Setting(value, flag)
+    return given
+
+
+def _on_command_line(ctx: typer.Context, parameter: str) -> bool:
+    source = ctx.get_parameter_source(parameter)
+    return source is not None and source.name == "COMMANDLINE"  # by name: typer may vendor its own click
+
+
+def _server_variables(values: list[str]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for value in values:
         name, sep, setting = value.partition("=")
         if not sep or not name.strip():
-            _fail(f"--server-var {value!r}: use NAME=VALUE, e.g. --server-var region=eu")
+            raise ConfigError(f"--server-var {value!r}: use NAME=VALUE, e.g. --server-var region=eu")
         chosen[name.strip()] = setting
-    return tuple(chosen.items())
+    return chosen
 
 
-def _ref_root(directory: Path | None) -> Path | None:
-    if directory is not None and not directory.is_dir():
-        _fail(f"--ref-root {str(directory)!r}: not a directory")
-    return directory
+def resolve(settings: Settings, config: Path | None = None) -> Resolved:
+    """Check every value (a bad one is named with where it was given) and apply the defaults."""
+    _require(settings, config)
+    name = _dist_name(settings["name"])
+    sizes = SizeLimits(
+        input_schema=_bytes(settings, "input-schema-limit", SizeLimits.input_schema),
+        output_schema=_bytes(settings, "output-schema-limit", SizeLimits.output_schema),
+        tools_list=_bytes(settings, "tools-list-limit", SizeLimits.tools_list),
+        output_schemas=_choice(settings, "output-schemas", ("compact", "full", "none"), "compact"),
+    )
+    options = GeneratorOptions(
+        dist_name=name,
+        env_prefix=env_token(_get(settings, "env-prefix", "") or name),
+        name_style=_choice(settings, "name-style", ("portable", "mcp"), "portable"),
+        server_variables=tuple(_get(settings, "server-vars", {}).items()),
+        sizes=sizes,
+        include=_selectors(settings, "include"),
+        exclude=_selectors(settings, "exclude"),
+        overrides=tuple(_get(settings, "overrides", {}).values()),
+        overlays=tuple(_get(settings, "overlays", ())),
+    )
+    try:
+        validate_overrides(options.overrides, options.name_style)
+    except OverrideError as error:
+        raise ConfigError(str(error)) from None
+    refs = RefOptions(_get(settings, "allow-remote-refs", False), _ref_root(settings.get("ref-root")))
+    return Resolved(
+        str(settings["spec"].value),
+        Path(settings["out"].value),
+        options,
+        refs,
+        _get(settings, "strict", False),
+    )
+
+
+def _require(settings: Settings, config: Path | None) -> None:
+    missing = [key for key in REQUIRED if key not in settings]
+    if not missing:
+        return
+    if config is None:
+        where = f"{CONFIG_FILE} or [tool.{PYPROJECT_TABLE}] of {PYPROJECT}"
+    else:
+        where = f"[tool.{PYPROJECT_TABLE}] of {config}" if config.name == PYPROJECT else str(config)
+    them = "it" if len(missing) == 1 else "them"
+    raise ConfigError(
+        f"missing {', '.join(REQUIRED[key] for key in missing)}: give {them} on the command line "
+        f"or as {', '.join(missing)} in {where}"
+    )
+
+
+def _get(settings: Settings, key: str, default: Any) -> Any:
+    setting = settings.get(key)
+    return default if setting is None else setting.value
+
+
+def _dist_name(setting: Setting) -> str:
+    if not re.fullmatch(r"[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9])?", setting.value):
+        raise ConfigError(
+            f"{setting.shown()}: use letters, digits, '-' and '_', "
+            "starting with a letter and ending with a letter or digit"
+        )
+    return str(setting.value)
+
+
+def _choice(settings: Settings, key: str, choices: tuple[str, ...], default: str) -> Any:
+    setting = settings.get(key)
+    if setting is None:
+        return default
+    if setting.value not in choices:
+        listed = ", ".join(repr(choice) for choice in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ConfigError(f"{setting.shown()}: choose {listed}")
+    return setting.value
+
+
+def _bytes(settings: Settings, key: str, default: int) -> int:
+    setting = settings.get(key)
+    if setting is not None and setting.value < 0:
+        raise ConfigError(f"{setting.origin} {setting.value}: give a number of bytes, or 0 for no limit")
+    return default if setting is None else int(setting.value)
+
+
+def _selectors(settings: Settings, key: str) -> tuple[str, ...]:
+    setting = settings.get(key)
+    if setting is None:
+        return ()
+    for selector in setting.value:
+        try:
+            parse(selector)
+        except SelectorError as error:
+            raise ConfigError(f"{setting.origin}: {error}") from None
+    return tuple(setting.value)
+
+
+def _ref_root(setting: Setting | None) -> Path | None:
+    if setting is None:
+        return None
+    if not Path(setting.value).is_dir():
+        raise ConfigError(f"{setting.shown()}: not a directory")
+    return Path(setting.value)
 
 
 def _fail_if_not_clean(diagnostics: Diagnostics) -> None:

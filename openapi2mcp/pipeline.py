@@ -1,4 +1,4 @@
-"""load → map → fit sizes → render → format: the whole generation, in memory."""
+"""load → overlays → bundle → map → fit sizes → render → format: the whole generation, in memory."""
 
 from __future__ import annotations
 
@@ -12,7 +12,10 @@ from openapi2mcp.formatting import format_files
 from openapi2mcp.loader import LoadError, load_source
 from openapi2mcp.mapper import map_document
 from openapi2mcp.model import ApiModel, GeneratorOptions
-from openapi2mcp.render import render_package, runtime_files
+from openapi2mcp.overlay import apply_overlays
+from openapi2mcp.overrides import validate_overrides
+from openapi2mcp.render import render_package, render_starters, runtime_files
+from openapi2mcp.selectors import parse_all
 from openapi2mcp.servers import check_overrides
 from openapi2mcp.swagger2 import convert_swagger2_with_origins, is_swagger2
 from openapi2mcp.swagger2_pointers import SwaggerOrigins
@@ -24,6 +27,7 @@ class Generation:
     files: dict[str, str]
     diagnostics: Diagnostics
     document: dict[str, Any]  # the OAS 3.x document mapped: bundled, Swagger 2.0 converted
+    starters: dict[str, str]  # files the user owns (hooks.py): written only where none exists
 
 
 def check_version(document: Any, source: str) -> None:
@@ -43,9 +47,13 @@ def check_version(document: Any, source: str) -> None:
 def generate(
     source: str, options: GeneratorOptions, ref_options: RefOptions = DEFAULT_REF_OPTIONS
 ) -> Generation:
-    """Raise LoadError when the spec cannot be read, ServerVariableError for a `--server-var` the
-    spec does not allow; everything else becomes diagnostics. `ref_options` says which other
+    """Raise LoadError when the spec or an overlay cannot be read or applied (OverlayError),
+    ServerVariableError for a `--server-var` the spec does not allow, SelectorError or
+    OverrideError for invalid `options.include`/`exclude` or `options.overrides` (checked before
+    anything is read); everything else becomes diagnostics. `ref_options` says which other
     documents the spec's references may reach (see `bundle`)."""
+    parse_all((*options.include, *options.exclude))
+    validate_overrides(options.overrides, options.name_style)
     try:
         document, name = load_source(source)
         return _generate(document, name, options, ref_options)
@@ -55,6 +63,7 @@ def generate(
 
 def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: RefOptions) -> Generation:
     diagnostics = Diagnostics()
+    document = apply_overlays(document, options.overlays, diagnostics)
     document = bundle(document, name, diagnostics, ref_options)
     origins: SwaggerOrigins | None = None
     if is_swagger2(document):
@@ -67,4 +76,4 @@ def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: 
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(render_package(model, options), verbatim)
-    return Generation(model, files, diagnostics, document)
+    return Generation(model, files, diagnostics, document, render_starters(model, options))

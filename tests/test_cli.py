@@ -1,4 +1,4 @@
-"""The command line: `openapi2mcp generate SPEC -o OUT --name NAME`.
+"""The command line: `openapi2mcp generate SPEC -o OUT --name NAME`, options from a config file.
 
 Most tests run the Typer app in-process (CliRunner, fast); the ones about what a user sees from the real
 program (exit status, no traceback on stderr) also run `.venv/bin/openapi2mcp` as a subprocess."""
@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from openapi2mcp.bundle import RefOptions
 from openapi2mcp.cli import app
+from openapi2mcp.loader import LoadError
+from openapi2mcp.model import GeneratorOptions
 
 REPO = Path(__file__).resolve().parents[1]
 PETSTORE = REPO / "specs" / "petstore.yaml"
@@ -474,3 +477,264 @@ def test_a_bad_size_option_exits_2_and_writes_nothing(
     result = run("generate", str(PETSTORE), "-o", "out", "--name", "petstore", option, value, cwd=tmp_path)
     assert_clean_failure(result, fragment)
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The config file (openapi2mcp/config.py; its keys and errors in detail: tests/test_config.py)
+
+
+def petstore_config(root: Path, config: str, name: str = "openapi2mcp.toml") -> None:
+    shutil.copy(PETSTORE, root / "petstore.yaml")
+    (root / name).write_text(config, encoding="utf-8")
+
+
+@pytest.fixture
+def recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GeneratorOptions, RefOptions]]:
+    """The arguments `generate` is called with; the run then stops with exit 2 ("recorded")."""
+    import openapi2mcp.cli as cli
+
+    calls: list[tuple[str, GeneratorOptions, RefOptions]] = []
+
+    def record(spec: str, options: GeneratorOptions, refs: RefOptions) -> None:
+        calls.append((spec, options, refs))
+        raise LoadError("recorded")
+
+    monkeypatch.setattr(cli, "generate", record)
+    return calls
+
+
+def test_generate_without_arguments_takes_spec_out_and_name_from_openapi2mcp_toml(tmp_path: Path) -> None:
+    petstore_config(tmp_path, 'spec = "petstore.yaml"\nout = "petstore-mcp"\nname = "petstore"\n')
+    result = run_process("generate", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "info: openapi2mcp.toml: options read",
+        "petstore-mcp: 7 tools written (0 errors reported)",
+    ]
+    assert (tmp_path / "petstore-mcp" / "petstore" / "server.py").is_file()
+
+
+def test_generate_reads_the_tool_openapi2mcp_table_of_pyproject_toml(tmp_path: Path) -> None:
+    config = (
+        '[project]\nname = "mine"\n\n[tool.openapi2mcp]\nspec = "petstore.yaml"\nout = "o"\nname = "zoo"\n'
+    )
+    petstore_config(tmp_path, config, name="pyproject.toml")
+    result = run("generate", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[0] == "info: pyproject.toml: options read"
+    assert 'ENV_PREFIX = "ZOO"' in (tmp_path / "o" / "zoo" / "server.py").read_text("utf-8")
+
+
+def test_config_names_a_file_whose_relative_paths_are_relative_to_its_directory(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    petstore_config(tmp_path, 'spec = "../petstore.yaml"\nout = "build"\nname = "p"\n', name="conf/p.toml")
+    result = run("generate", "--config", "conf/p.toml", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "info: conf/p.toml: options read",
+        "conf/build: 7 tools written (0 errors reported)",
+    ]
+    assert (tmp_path / "conf" / "build" / "p" / "server.py").is_file()
+
+
+REGIONAL_CONFIG = """
+spec = "r.yaml"
+out = "r-us"
+name = "r-us"
+
+[profiles.eu]
+out = "r-eu"
+name = "r-eu"
+server-vars = { region = "eu" }
+"""
+
+
+def test_profiles_make_two_servers_from_one_spec(tmp_path: Path) -> None:
+    (tmp_path / "r.yaml").write_text(REGIONAL_SPEC, encoding="utf-8")
+    (tmp_path / "openapi2mcp.toml").write_text(REGIONAL_CONFIG, encoding="utf-8")
+    us, eu = run("generate", cwd=tmp_path), run("generate", "--profile", "eu", cwd=tmp_path)
+    assert us.returncode == 0 and eu.returncode == 0, us.stderr + eu.stderr
+    assert eu.stderr.splitlines()[0] == "info: openapi2mcp.toml: options read (profile eu)"
+    for out, package, region in (("r-us", "r_us", "us"), ("r-eu", "r_eu", "eu")):
+        server = (tmp_path / out / package / "server.py").read_text("utf-8").splitlines()
+        assert [line for line in server if line.startswith(("DEFAULT_BASE_URL =", "ENV_PREFIX ="))] == [
+            f'ENV_PREFIX = "{package.upper()}"',
+            f'DEFAULT_BASE_URL = "https://{region}.r.test"',
+        ]
+
+
+def test_flags_given_on_the_command_line_win_over_the_config(
+    tmp_path: Path, recorded: list[tuple[str, GeneratorOptions, RefOptions]]
+) -> None:
+    petstore_config(
+        tmp_path,
+        'spec = "petstore.yaml"\nout = "o"\nname = "from-config"\nname-style = "mcp"\n'
+        'include = ["tag:pets", "tag:store"]\nserver-vars = { region = "us", version = "v2" }\n'
+        "allow-remote-refs = true\ninput-schema-limit = 100\n",
+    )
+    result = run(
+        "generate", "other.yaml", "--name", "from-cli", "--include", "op:listPets",
+        "--server-var", "region=eu", "--no-allow-remote-refs", "--input-schema-limit", "16384",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert_clean_failure_after_info(result, "recorded")
+    assert recorded == [
+        (
+            "other.yaml",
+            GeneratorOptions(
+                dist_name="from-cli",
+                env_prefix="FROM_CLI",
+                name_style="mcp",
+                server_variables=(("region", "eu"), ("version", "v2")),
+                include=("op:listPets",),
+            ),
+            RefOptions(allow_remote_refs=False),
+        )
+    ]
+
+
+def test_no_strict_on_the_command_line_turns_off_strict_of_the_config(tmp_path: Path) -> None:
+    (tmp_path / "w.yaml").write_text(REGIONAL_SPEC.replace("default: us, ", ""), encoding="utf-8")
+    (tmp_path / "openapi2mcp.toml").write_text('spec = "w.yaml"\nout = "o"\nname = "w"\nstrict = true\n')
+    assert run("generate", cwd=tmp_path).returncode == EXIT_INPUT
+    assert run("generate", "--no-strict", cwd=tmp_path).returncode == 0
+
+
+def test_include_exclude_and_overlay_flags_reach_the_options_in_order(
+    tmp_path: Path, recorded: list[tuple[str, GeneratorOptions, RefOptions]]
+) -> None:
+    result = run(
+        "generate", "api.yaml", "-o", "o", "--name", "a",
+        "--include", "tag:pets", "--include", "path:/pets/**", "--exclude", "method:delete",
+        "--exclude", "op:deletePet", "--overlay", "b.yaml", "--overlay", "https://h.test/a.yaml",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert_clean_failure(result, "recorded")
+    assert [options for _, options, _ in recorded] == [
+        GeneratorOptions(
+            dist_name="a",
+            env_prefix="A",
+            include=("tag:pets", "path:/pets/**"),
+            exclude=("method:delete", "op:deletePet"),
+            overlays=("b.yaml", "https://h.test/a.yaml"),
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("selector", "problem"),
+    [
+        (
+            "tags:pets",
+            "use tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB (e.g. tag:pets, path:/pets/**)",
+        ),
+        ("pets", "use tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB (e.g. tag:pets, path:/pets/**)"),
+        ("op:", "nothing after 'op:'"),
+        ("path: ", "nothing after 'path:'"),
+    ],
+)
+def test_a_malformed_selector_flag_exits_2_naming_it(tmp_path: Path, selector: str, problem: str) -> None:
+    result = run("generate", str(PETSTORE), "-o", "out", "--name", "p", "--exclude", selector, cwd=tmp_path)
+    assert_clean_failure(result, f"--exclude: selector {selector!r}: {problem}")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "config", "message"),
+    [
+        (
+            ("-o", "out"),
+            None,
+            "missing SPEC, --name: give them on the command line or as spec, name in openapi2mcp.toml "
+            "or [tool.openapi2mcp] of pyproject.toml",
+        ),
+        (
+            ("-o", "out", "--name", "p"),
+            'name = "q"\n',
+            "missing SPEC: give it on the command line or as spec in openapi2mcp.toml",
+        ),
+        ((str(PETSTORE), "--profile", "eu"), None, "--profile 'eu': there is no config file"),
+        ((str(PETSTORE),), 'outt = "x"\n', "openapi2mcp.toml: outt: unknown key (did you mean out?)"),
+        ((str(PETSTORE),), "strict = 1\n", "openapi2mcp.toml: strict: expected true or false, got 1"),
+        (
+            (str(PETSTORE), "--profile", "prod"),
+            REGIONAL_CONFIG,
+            "openapi2mcp.toml: --profile 'prod': no such profile (profiles: eu)",
+        ),
+        (
+            (str(PETSTORE), "--config", "none.toml"),
+            None,
+            "none.toml: cannot read the file: No such file or directory",
+        ),
+    ],
+)
+def test_a_config_error_or_a_missing_option_exits_2_with_one_line_and_writes_nothing(
+    tmp_path: Path, args: tuple[str, ...], config: str | None, message: str
+) -> None:
+    if config is not None:
+        (tmp_path / "openapi2mcp.toml").write_text(config, encoding="utf-8")
+    result = run("generate", *args, cwd=tmp_path)
+    assert_clean_failure(result, message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["openapi2mcp.toml"] if config else [])
+
+
+def assert_clean_failure_after_info(result: Run, *fragments: str) -> None:
+    """Like `assert_clean_failure`, after the line saying which config file was read."""
+    info, _, rest = result.stderr.partition("\n")
+    assert info.startswith("info: ") and info.endswith(": options read"), result.stderr
+    assert_clean_failure(Run(result.returncode, result.stdout, rest, result.crashed), *fragments)
+
+
+# ---------------------------------------------------------------------------------------------
+# generate --check, and diff
+
+
+def test_check_on_an_up_to_date_package_exits_0_and_writes_nothing(
+    tmp_path: Path, previous_out: Path
+) -> None:
+    before = tree(previous_out)
+    result = run_process(
+        "generate", str(PETSTORE), "-o", "out", "--name", "petstore", "--check", cwd=tmp_path
+    )
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr.splitlines()[-1] == "out: up to date"
+    assert tree(previous_out) == before
+
+
+def test_check_on_a_drifted_package_exits_1_with_the_diff_and_the_tool_changelog(
+    tmp_path: Path, previous_out: Path
+) -> None:
+    spec = tmp_path / "petstore.yaml"
+    spec.write_text(PETSTORE.read_text("utf-8").replace("operationId: deletePet", "operationId: removePet"))
+    before = tree(previous_out)
+    result = run_process(
+        "generate", "petstore.yaml", "-o", "out", "--name", "petstore", "--check", cwd=tmp_path
+    )
+    assert result.returncode == 1 and not result.crashed
+    assert "--- a/petstore/tool_data.json\n+++ b/petstore/tool_data.json\n" in result.stdout
+    removed = [line for line in result.stdout.splitlines() if line.startswith("-") and "deletePet" in line]
+    added = [line for line in result.stdout.splitlines() if line.startswith("+") and "removePet" in line]
+    assert removed and len(added) == len(removed)
+    assert "--- a/README.md\n+++ b/README.md\n" in result.stdout  # it lists the tools
+    assert result.stderr.splitlines()[-1] == (
+        "out: 2 files differ (2 changed); tools: 1 tool renamed (1 breaking change): regenerate to update it"
+    )
+    assert tree(previous_out) == before
+
+
+def test_check_of_a_missing_out_exits_1_and_creates_nothing(tmp_path: Path) -> None:
+    result = run("generate", str(PETSTORE), "-o", "out", "--name", "petstore", "--check", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "tools: 7 tools added: regenerate to update it" in result.stderr.splitlines()[-1]
+    assert not (tmp_path / "out").exists()
+
+
+def test_check_of_an_unreadable_spec_exits_2(tmp_path: Path, previous_out: Path) -> None:
+    result = run("generate", "missing.yaml", "-o", "out", "--name", "petstore", "--check", cwd=tmp_path)
+    assert_clean_failure(result, "missing.yaml")
+
+
+def test_diff_is_a_command_of_the_cli(tmp_path: Path, petstore_out: Path) -> None:
+    result = run("diff", str(PETSTORE), str(petstore_out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "no tool changes"

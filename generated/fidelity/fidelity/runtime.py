@@ -1,8 +1,9 @@
 """Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
 
 Copied verbatim into every generated package with its siblings: `settings.py` (the environment),
-`serialize.py` (arguments → request), `auth.py` (credentials) and `responses.py` (answer → result;
-their docstrings say the rules). Environment (PREFIX: the package's prefix; credentials: see auth.py):
+`serialize.py` (arguments → request), `auth.py` (credentials), `responses.py` (answer → result),
+`hooks_api.py` and `hooks_runner.py` (the user's hooks.py); their docstrings say the rules.
+Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
   PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
@@ -29,6 +30,8 @@ from mcp.shared.exceptions import MCPError
 
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import auth  # type: ignore[import-not-found,unused-ignore]
+    import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
+    import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import httpx
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
@@ -41,11 +44,15 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
 else:
     try:
         from . import auth
+        from . import hooks_api as hk
+        from . import hooks_runner as run
         from . import responses as res
         from . import serialize as ser
         from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
     except ImportError:  # loaded as a top-level module, next to its siblings
         import auth
+        import hooks_api as hk
+        import hooks_runner as run
         import responses as res
         import serialize as ser
         from settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
@@ -72,15 +79,19 @@ class ToolError(Exception):
 class ToolRuntime:
     """The tools of one generated server: answers tools/list and tools/call."""
 
-    def __init__(self, data: Mapping[str, Any], settings: Settings) -> None:
+    def __init__(
+        self, data: Mapping[str, Any], settings: Settings, hooks: hk.Hooks | None = None
+    ) -> None:
         if data.get("format") != 1:
             raise ConfigError(f"tool data format {data.get('format')!r} is not supported")
         server = data.get("server") or {}
         self.name = str(server.get("name") or "api")
         self.version = str(server.get("version") or "0")
         self.settings = settings
-        self._tools: list[dict[str, Any]] = data["tools"]
+        self._tools: list[dict[str, Any]] = [*data["tools"]]
         self._by_name = {tool["name"]: tool for tool in self._tools}
+        self.hooks = hooks or hk.Hooks()
+        self._add_user_tools()
         self._raw_routes: Mapping[str, Any] = data["routes"]
         self._routes: dict[str, ser.Route] = {}
         self._validators: dict[tuple[str, str], Any] = {}
@@ -94,13 +105,26 @@ class ToolRuntime:
         self.credentials.add_secrets(*sensitive)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], settings: Settings) -> ToolRuntime:
+    def load(
+        cls, path: str | os.PathLike[str], settings: Settings, hooks: hk.Hooks | None = None
+    ) -> ToolRuntime:
         """Read `tool_data.json` once; routes and validators are prepared on first use."""
         try:
             with open(path, "rb") as file:
-                return cls(json.load(file), settings)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+                data = json.load(file)
+        except (OSError, ValueError) as error:
             raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
+        try:
+            return cls(data, settings, hooks)
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
+
+    def _add_user_tools(self) -> None:
+        """The tools of hooks.py, after the generated ones (consistent with tools/list)."""
+        for wire in run.listed_tools(self.hooks, self._by_name):
+            self._tools.append(wire)
+            self._by_name[wire["name"]] = wire
+        self.hooks.check(self._by_name)
 
     def list_tools_result(self) -> types.ListToolsResult:
         """Built once, on first use (one pydantic-core validation beats model_construct)."""
@@ -133,19 +157,58 @@ class ToolRuntime:
     ) -> types.CallToolResult:
         """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
         tool = self._by_name.get(name)
-        if tool is None or name not in self._raw_routes:
+        if tool is None or (name not in self._raw_routes and name not in self.hooks.tools):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+        call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
-            result = await self._call(name, tool, dict(arguments or {}))
+            result = await self._call(call, tool)
         except (ToolError, auth.AuthError) as error:
             result = res.error_result(str(error))
+        except hk.HookError as error:
+            result = self._hook_error(name, error)
         except Exception as error:
-            details = "".join(traceback.format_exception(error))
-            logger.error("tool %s failed:\n%s", name, self.credentials.scrub(details))
+            self._log_failure(f"tool {name} failed", error)
             result = res.error_result(
                 f"Internal error in the MCP server while running '{name}' (details are in its log)."
                 " The request may or may not have reached the API."
             )
+        if after := self.hooks.after_for(name, bool(result.is_error)):
+            result = await self._after(call, after, result)
+        return self._scrubbed(result)
+
+    def _log_failure(self, what: str, error: BaseException) -> None:
+        details = "".join(traceback.format_exception(error))
+        logger.error("%s:\n%s", what, self.credentials.scrub(details))
+
+    def _hook_error(self, name: str, error: hk.HookError) -> types.CallToolResult:
+        if isinstance(error, run.HookFailed):
+            self._log_failure(f"hooks.py, tool {name}: {error}", error.original)
+        return res.error_result(str(error))
+
+    async def _after(
+        self, call: hk.Call, hooks: list[hk.Hook], result: types.CallToolResult
+    ) -> types.CallToolResult:
+        try:
+            changed = await run.run_after(hooks, call, result)
+        except hk.HookError as error:
+            return self._hook_error(call.tool, error)
+        names = ", ".join(repr(hook.name) for hook in hooks)
+        return self._conformed(call.tool, changed, f"as the after_result hook(s) {names} left it")
+
+    def _conformed(self, name: str, result: types.CallToolResult, how: str) -> types.CallToolResult:
+        """A success of a tool with an output schema must carry conforming structured content."""
+        if result.is_error or "outputSchema" not in self._by_name[name]:
+            return result
+        value = result.structured_content
+        problem = "it has none" if value is None else self._output_problem(name, value)
+        if problem is None:
+            return result
+        return res.error_result(
+            f"The result of tool '{name}', {how} in hooks.py, does not match the tool's output schema"
+            f" ({problem}). Fix hooks.py; the call itself was made."
+        )
+
+    def _scrubbed(self, result: types.CallToolResult) -> types.CallToolResult:
         if not self.credentials.secrets:
             return result
         scrubbed = [
@@ -161,19 +224,22 @@ class ToolRuntime:
             update["structured_content"] = self.credentials.scrub_json(result.structured_content)
         return result.model_copy(update=update)
 
-    async def _call(
-        self, name: str, tool: Mapping[str, Any], arguments: dict[str, Any]
-    ) -> types.CallToolResult:
+    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:
+        name, arguments = call.tool, call.arguments
         errors = list(self._validator("in", name, tool["inputSchema"]).iter_errors(arguments))
         if problems := res.argument_problems(name, errors):
             raise ToolError(problems)
+        if (user_tool := self.hooks.tools.get(name)) is not None:
+            made = f"as its function {user_tool.function_name!r} made it"
+            return self._conformed(name, await run.run_tool(user_tool, call), made)
         route = self.route(name)
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
-        answer = await self._send(request, self.credentials.choose(route.security), base_url)
+        chosen = self.credentials.choose(route.security)
+        answer = await self._send(request, chosen, base_url, call)
         if answer.kind in ("json", "text") and self.credentials.secrets:
             answer = replace(
                 answer, body=self.credentials.scrub(answer.body.decode("latin-1")).encode("latin-1")
@@ -259,9 +325,10 @@ class ToolRuntime:
         return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
 
     async def _send(
-        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str
+        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str, call: hk.Call
     ) -> res.Upstream:
-        """Send with credentials; after a 401 on a fetched OAuth2 token, fetch anew and retry once."""
+        """Send with credentials, then the before_request hooks; after a 401 on a fetched OAuth2
+        token, fetch anew and retry once."""
         stale: dict[tuple[str, str], str] = {}
         while True:
             attempt = replace(
@@ -272,8 +339,14 @@ class ToolRuntime:
             )
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
             headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
-            url = attempt.url(base_url)
-            answer = await self._exchange(attempt.method, url, headers, attempt.body)
+            method, url, body = attempt.method, attempt.url(base_url), attempt.body
+            if self.hooks.hooks:  # its before_request hooks run, and call.request is set
+                named = {name.decode(): value.decode() for name, value in headers}
+                wanted = hk.Request.parse(method, url, named, body)
+                hooks = self.hooks.before_for(call.tool)
+                method, url, headers, body = await run.run_before(hooks, call, wanted)
+            answer = await self._exchange(method, url, headers, body)
+            call.status, call.response_headers = answer.status, answer.headers
             logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
             if answer.status != 401 or not used or stale:
                 return answer

@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from . import runtime
+from . import hooks_runner, runtime
 
 SERVER_NAME = "fidelity"
 SERVER_VERSION = "1.2.3"
@@ -80,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = runtime.Settings.from_env(
             os.environ, prefix=ENV_PREFIX, default_base_url=DEFAULT_BASE_URL, base_url=args.base_url
         )
-        tools = runtime.ToolRuntime.load(TOOL_DATA, settings)
+        hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
+        tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)
     except runtime.ConfigError as error:
         print(f"{SERVER_NAME}: {error}", file=sys.stderr)
         return 2

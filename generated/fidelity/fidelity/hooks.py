@@ -1,0 +1,45 @@
+"""Your code around the tools of this MCP server: change requests before they are sent, results
+before they are returned, and add tools of your own.
+
+openapi2mcp created this file once and never overwrites it: it is yours (regenerating keeps it; if
+you delete it, the next generation writes this template again). The rules are in hooks_api.py and
+in the README's "Hooks" section. The examples below are off: remove their leading `# ` to use them.
+"""
+
+from __future__ import annotations
+
+from .hooks_api import Call, HookError, Hooks, Request, Result  # noqa: F401
+
+hooks = Hooks()
+
+# Every tool: a header on each request (the final URL, params, headers and body are all yours).
+#
+# @hooks.before_request()
+# def add_trace_id(call: Call, request: Request) -> None:
+#     request.headers["X-Trace-Id"] = f"mcp-{call.tool}"
+#     request.params.append(("source", "mcp"))
+
+# One tool (or several names): change its result. `result.data` is the structured content (the
+# JSON text that mirrors it follows; a tool with an output schema must still meet it). Error
+# results reach only the hooks registered with errors=True.
+#
+# @hooks.after_result("getItem")
+# async def add_note(call: Call, result: Result) -> None:
+#     if result.data is not None:
+#         result.data["note"] = "checked by hooks.py"
+
+# A tool of your own, listed after the generated ones (sync tools run in a worker thread).
+#
+# @hooks.tool(
+#     name="echo",
+#     description="Returns its text.",
+#     input_schema={
+#         "type": "object",
+#         "properties": {"text": {"type": "string"}},
+#         "required": ["text"],
+#         "additionalProperties": False,
+#     },
+#     annotations={"readOnlyHint": True, "openWorldHint": False},
+# )
+# async def echo(arguments: dict[str, object], call: Call) -> dict[str, object]:
+#     return {"text": arguments["text"]}  # or `await call.call_tool(...)` for a generated tool
