@@ -24,7 +24,7 @@ HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _IGNORED_HEADERS = {"accept", "content-type", "authorization"}
 # RFC 9110/9112: framing and hop-by-hop headers belong to the HTTP client; a value sent as an
 # argument (`Transfer-Encoding: chunked` next to a Content-Length) would break the request.
-_CLIENT_HEADERS = {
+CLIENT_HEADERS = {
     "content-length",
     "transfer-encoding",
     "host",
@@ -103,7 +103,7 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
     if location == "header" and name.lower() in _IGNORED_HEADERS:
         diagnostics.info(pointer, f"header parameter {name!r} is ignored, as OpenAPI specifies")
         return None
-    if location == "header" and name.lower() in _CLIENT_HEADERS:
+    if location == "header" and name.lower() in CLIENT_HEADERS:
         diagnostics.info(
             pointer, f"header parameter {name!r} is ignored: the HTTP client sets it (message framing)"
         )

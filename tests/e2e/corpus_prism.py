@@ -20,6 +20,7 @@ from openapi2mcp import pipeline
 from openapi2mcp.bundle import RefOptions
 from openapi2mcp.loader import load_source
 from openapi2mcp.model import GeneratorOptions, SizeLimits, Tool
+from openapi2mcp.parameters import CLIENT_HEADERS
 from openapi2mcp.refs import Resolver, unescape_token
 from openapi2mcp.swagger2 import is_swagger2
 
@@ -146,19 +147,6 @@ def draw(route: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
 
-# Header parameters the HTTP client owns (the generator leaves them out: openapi2mcp/parameters.py).
-_CLIENT_HEADERS = {
-    "content-length",
-    "transfer-encoding",
-    "host",
-    "connection",
-    "keep-alive",
-    "te",
-    "trailer",
-    "upgrade",
-}
-
-
 @dataclass(frozen=True)
 class SpecFacts:
     """What the Prism sample needs from the spec beyond the generated package: each tool's
@@ -191,7 +179,7 @@ def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, 
     for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
         parameter, _ = resolver.deref(raw, tool.pointer)
         name = str(parameter.get("name", "")).lower()
-        if parameter.get("in") == "header" and parameter.get("required") and name in _CLIENT_HEADERS:
+        if parameter.get("in") == "header" and parameter.get("required") and name in CLIENT_HEADERS:
             return (
                 f"the spec requires the {name} header, which the HTTP client owns; Prism 5.16 insists on it"
             )
