@@ -20,6 +20,7 @@ from typing import Any
 from openapi2mcp.diagnostics import SpecError, pointer_join
 from openapi2mcp.model import BodyKind
 from openapi2mcp.refs import Resolver
+from openapi2mcp.schema_keywords import as_list
 
 FORM = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
@@ -29,7 +30,7 @@ _BYTE_FORMATS = ("binary", "byte", "base64")  # string formats that a binary bod
 
 def media_kind(media_type: str) -> BodyKind:
     """What kind of payload a request media type carries."""
-    base = media_type.split(";", 1)[0].strip().lower()
+    base = _base_type(media_type)
     if base == "application/json" or base.endswith("+json") or base == "*/*":
         return "json"
     if base == FORM:
@@ -41,8 +42,13 @@ def media_kind(media_type: str) -> BodyKind:
     return "binary"
 
 
+def _base_type(media_type: str) -> str:
+    """`application/json; charset=utf-8` → `application/json`."""
+    return media_type.split(";", 1)[0].strip().lower()
+
+
 def _rank(media_type: str) -> tuple[int, int, str]:
-    base = media_type.split(";", 1)[0].strip().lower()
+    base = _base_type(media_type)
     order: tuple[str, ...] = ("json", "form", "multipart", "text", "binary")
     exact_json = 0 if base == "application/json" else 1
     return order.index(media_kind(media_type)), exact_json, base
@@ -136,8 +142,7 @@ def _sentences(notes: list[str]) -> str:
 
 def _is_string_schema(node: dict[str, Any]) -> bool:
     """Every value it accepts is a string (or null); an untyped `format: binary` counts."""
-    raw = node.get("type")
-    types = [name for name in (raw if isinstance(raw, list) else [raw]) if name not in (None, "null")]
+    types = [name for name in as_list(node.get("type")) if name not in (None, "null")]
     if types:
         return all(name == "string" for name in types)
     return node.get("format") in ("binary", "byte")
@@ -149,7 +154,7 @@ def _description(node: Any) -> str:
 
 
 def _document_name(media_type: str) -> str:
-    base = media_type.split(";", 1)[0].strip().lower()
+    base = _base_type(media_type)
     if base.endswith("xml"):
         return "an XML document"
     if base.endswith("yaml"):

@@ -3,9 +3,9 @@
 Each inputSchema is kept within `SizeLimits.input_schema` and each outputSchema within
 `SizeLimits.output_schema` (with `output_schemas="compact"`; "full" keeps them whole, "none" drops
 them) by `compact.Ladder`. When the whole tools/list is still over `SizeLimits.tools_list`, the
-limits are tightened step by step, output schemas first (a model needs the arguments more than the
-shape of the answer), until it fits; each step only touches the tools over its limits, so small
-tools keep everything.
+output limit is tightened first (a model needs the arguments more than the shape of the answer),
+then the largest input limit that fits is searched for; a limit only touches the tools over it, so
+small tools keep everything.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from openapi2mcp.tool_data import wire_tool
 _BASE_INPUT_LIMIT = 16 * 1024  # where tightening starts when inputs have no limit of their own
 _BASE_OUTPUT_LIMIT = 4 * 1024
 _SMALLEST = 1  # a limit no schema fits: every schema takes its plan ladder's last form
-
-
 _ROOT_ONLY: JSONSchema = {"type": "object"}  # an outputSchema that not even the last plan fits
 
 
@@ -40,11 +38,17 @@ class _Sized:
     def input_size(self, limit: int) -> int:
         return self.inputs.sizes[self.inputs.fit(limit)]
 
+    def output_form(self, limit: int) -> int | None:
+        """The plan index of the outputSchema within `limit`; None: only `_ROOT_ONLY` fits."""
+        assert self.outputs is not None
+        index = self.outputs.fit(limit)
+        return None if 0 < limit < self.outputs.sizes[index] else index
+
     def output_size(self, limit: int) -> int:
         if self.outputs is None:
             return 0
-        size = self.outputs.sizes[self.outputs.fit(limit)]
-        return schema_size(_ROOT_ONLY) if 0 < limit < size else size
+        index = self.output_form(limit)
+        return schema_size(_ROOT_ONLY) if index is None else self.outputs.sizes[index]
 
 
 def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> ApiModel:
@@ -105,7 +109,7 @@ def _sized(tool: Tool, limits: SizeLimits, sizer: Sizer) -> _Sized:
     if limits.output_schemas == "none":
         tool = dataclasses.replace(tool, output_schema=None)
     bare = dataclasses.replace(tool, input_schema={}, output_schema={} if tool.output_schema else None)
-    frame = schema_size(wire_tool(bare)) - (4 if tool.output_schema else 2)
+    frame = schema_size(wire_tool(bare)) - (4 if tool.output_schema else 2)  # without the `{}` stand-ins
     outputs = Ladder(tool.output_schema, sizer) if tool.output_schema is not None else None
     return _Sized(tool, frame, Ladder(tool.input_schema, sizer), outputs)
 
@@ -124,10 +128,7 @@ def _choose_limits(sized: Sequence[_Sized], limits: SizeLimits) -> tuple[int, in
             output_limit = (limits.output_schema or _BASE_OUTPUT_LIMIT) >> shift
             if _total(sized, input_limit, output_limit) <= limits.tools_list:
                 return input_limit, output_limit
-    low, high = (
-        _SMALLEST,
-        input_limit or _BASE_INPUT_LIMIT,
-    )  # the largest fitting input limit is in [low, high)
+    low, high = _SMALLEST, input_limit or _BASE_INPUT_LIMIT  # the largest fitting limit is in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (
@@ -149,10 +150,6 @@ def _fitted(item: _Sized, input_limit: int, output_limit: int, shrinker: Shrinke
     input_schema = shrinker.root(tool.input_schema, item.inputs.fit(input_limit))
     if item.outputs is None or tool.output_schema is None:
         return dataclasses.replace(tool, input_schema=input_schema)
-    output_index = item.outputs.fit(output_limit)
-    output_schema = (
-        _ROOT_ONLY
-        if 0 < output_limit < item.outputs.sizes[output_index]
-        else shrinker.root(tool.output_schema, output_index)
-    )
+    output_index = item.output_form(output_limit)
+    output_schema = _ROOT_ONLY if output_index is None else shrinker.root(tool.output_schema, output_index)
     return dataclasses.replace(tool, input_schema=input_schema, output_schema=output_schema)

@@ -21,18 +21,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from openapi2mcp.hints import HINT_NAMES
+from openapi2mcp.schema_keywords import as_list, is_number
+
 WireTool = dict[str, Any]
 Kind = Literal["added", "removed", "renamed", "changed"]
 Side = Literal["tool", "input", "output"]
 Effect = Literal["narrows", "widens", "both", "neutral"]
 
 KINDS: tuple[Kind, ...] = ("added", "removed", "renamed", "changed")
-HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _LOWER_BOUNDS = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties")
 _UPPER_BOUNDS = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 _NOTES = ("description", "default", "format")
 _LOCAL_DEFS = "#/$defs/"
 _MISSING = object()
+_JSON_TYPES: dict[type, str] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+}
 
 
 @dataclass(frozen=True)
@@ -153,7 +163,7 @@ def tool_changes(old: WireTool, new: WireTool, routes: tuple[str | None, str | N
 
 def _annotation_changes(old: WireTool, new: WireTool) -> list[Change]:
     before, after = _schema(old, "annotations"), _schema(new, "annotations")
-    keys = list(HINTS)
+    keys = list(HINT_NAMES)
     if (before.get("title"), after.get("title")) != (old.get("title"), new.get("title")):
         keys.insert(0, "title")  # only when it is not just the tool's title again
     return [
@@ -234,7 +244,7 @@ class SchemaDiff:
         """The JSON types the schema accepts, None when it does not restrict them."""
         declared = schema.get("type")
         if isinstance(declared, str | list):
-            return frozenset(str(kind) for kind in ([declared] if isinstance(declared, str) else declared))
+            return frozenset(str(kind) for kind in as_list(declared))
         values = _values(schema)
         if values is not None:
             return frozenset(_json_type(value) for value in values)
@@ -283,7 +293,7 @@ class SchemaDiff:
                 self._add(path, f"{keyword} removed (was {_show(before)})", "widens")
             elif before is _MISSING:
                 self._add(path, f"{keyword} added: {_show(after)}", "narrows")
-            elif keyword == "pattern" or not (_is_number(before) and _is_number(after)):
+            elif keyword == "pattern" or not (is_number(before) and is_number(after)):
                 self._add(path, f"{keyword} changed: {_show(before)} -> {_show(after)}", "both")
             else:
                 raised = after > before
@@ -348,15 +358,7 @@ def _values(schema: dict[str, Any]) -> list[Any] | None:
 
 
 def _json_type(value: Any) -> str:
-    names = {
-        type(None): "null",
-        bool: "boolean",
-        int: "integer",
-        float: "number",
-        str: "string",
-        list: "array",
-    }
-    return names.get(type(value), "object")
+    return _JSON_TYPES.get(type(value), "object")
 
 
 def _ref(schema: Any) -> str | None:
@@ -365,17 +367,12 @@ def _ref(schema: Any) -> str | None:
 
 
 def _declares(schema: dict[str, Any], kind: str) -> bool:
-    declared = schema.get("type")
-    return declared == kind or (isinstance(declared, list) and kind in declared)
+    return kind in as_list(schema.get("type"))
 
 
 def _required(schema: dict[str, Any]) -> set[str]:
     required = schema.get("required")
     return {str(name) for name in required} if isinstance(required, list) else set()
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _key(value: Any) -> str:

@@ -46,10 +46,10 @@ class Drift:
 def check_package(out: Path, files: dict[str, str]) -> Drift:
     """Compare `files` (relative path → text, as `write_package` would write them) with OUT."""
     owned_before = read_manifest(out) if out.is_dir() else set()
+    olds = {relative: _read(out / relative) for relative in sorted(set(files) | (owned_before or set()))}
     diffs: list[str] = []
     changed = created = deleted = 0
-    for relative in sorted(set(files) | (owned_before or set())):
-        old = _read(out / relative)
+    for relative, old in olds.items():
         new = files.get(relative)
         if old == new:
             continue
@@ -60,7 +60,7 @@ def check_package(out: Path, files: dict[str, str]) -> Drift:
         else:
             changed += 1
         diffs.append(_unified(relative, old, new))
-    return Drift(tuple(diffs), changed, created, deleted, _changelog(out, files))
+    return Drift(tuple(diffs), changed, created, deleted, _changelog(out, files, olds))
 
 
 def _read(path: Path) -> str | None:
@@ -82,15 +82,15 @@ def _unified(relative: str, old: str | None, new: str | None) -> str:
     )
 
 
-def _changelog(out: Path, files: dict[str, str]) -> Changelog | None:
-    """OUT's tools against the fresh ones (an OUT without tools counts as none)."""
+def _changelog(out: Path, files: dict[str, str], olds: dict[str, str | None]) -> Changelog | None:
+    """OUT's tools (in `olds`, OUT's texts as read) against the fresh ones (none if OUT has none)."""
     data = [path for path in files if PurePosixPath(path).name == TOOL_DATA_FILE]
     if len(data) != 1:
         return None
     relative = data[0]
     try:
         new = parse_tool_data(files[relative], Path(relative))
-        old_text = _read(out / relative)
+        old_text = olds[relative]
         old = parse_tool_data(old_text, out / relative) if old_text is not None else ToolSet(())
     except LoadError:
         return None

@@ -9,12 +9,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, get_args
 
 import typer
 
 from openapi2mcp.bundle import RefOptions
 from openapi2mcp.check import check_package
+from openapi2mcp.cli_errors import fail
 from openapi2mcp.config import (
     CONFIG_FILE,
     PYPROJECT,
@@ -28,12 +29,12 @@ from openapi2mcp.config import (
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.diff_command import diff_command
 from openapi2mcp.loader import LoadError
-from openapi2mcp.model import GeneratorOptions, SizeLimits
+from openapi2mcp.model import GeneratorOptions, NameStyle, OutputSchemas, SizeLimits
 from openapi2mcp.naming import env_token
 from openapi2mcp.output import OutputError, write_package
 from openapi2mcp.overrides import OverrideError, validate_overrides
 from openapi2mcp.pipeline import generate
-from openapi2mcp.selectors import SelectorError, parse
+from openapi2mcp.selectors import SELECTOR_FORMS, SelectorError, parse_all
 from openapi2mcp.servers import ServerVariableError
 
 app = typer.Typer(
@@ -43,12 +44,11 @@ app = typer.Typer(
     help="Generate MCP tool servers from OpenAPI.",
 )
 
-EXIT_OK, EXIT_DRIFT, EXIT_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_OK, EXIT_DRIFT, EXIT_INTERNAL = 0, 1, 3
 DEBUG_VARIABLE = "OPENAPI2MCP_DEBUG"
 REQUIRED = {"spec": "SPEC", "out": "-o/--out", "name": "--name"}  # config key → how the CLI names it
 _FLAG_KEYS = {"server_var": "server-vars", "overlay": "overlays"}  # parameters not named like their key
 _NOT_OPTIONS = ("config", "profile")
-_SELECTOR_HELP = "tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB"
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def generate_command(
     ] = SizeLimits.tools_list,
     include: Annotated[
         list[str] | None,
-        typer.Option(metavar="SELECTOR", help=f"Only operations matching one of these ({_SELECTOR_HELP})"),
+        typer.Option(metavar="SELECTOR", help=f"Only operations matching one of these ({SELECTOR_FORMS})"),
     ] = None,
     exclude: Annotated[
         list[str] | None,
@@ -160,15 +160,15 @@ def generate_command(
         config_file, from_file = load_config(config, profile)
         run = resolve(merge(from_file, _command_line(ctx)), config_file)
     except ConfigError as error:
-        _fail(str(error))
+        fail(str(error))
     if config_file is not None:
         typer.echo(
             f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
         )
     try:
         generation = generate(run.spec, run.options, run.refs)
-    except (LoadError, ServerVariableError, SelectorError, OverrideError) as error:
-        _fail(str(error))
+    except (LoadError, ServerVariableError) as error:  # selectors and overrides: checked by `resolve`
+        fail(str(error))
     _print_diagnostics(generation.diagnostics)
     if run.strict:
         _fail_if_not_clean(generation.diagnostics)
@@ -177,7 +177,7 @@ def generate_command(
     try:
         write_package(run.out, generation.files, generation.starters)
     except (OutputError, OSError) as error:
-        _fail(str(error))
+        fail(str(error))
     skipped = generation.diagnostics.count(Level.ERROR)
     typer.echo(
         f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
@@ -189,7 +189,7 @@ def _check(out: Path, files: dict[str, str]) -> NoReturn:
     try:
         drift = check_package(out, files)
     except OutputError as error:
-        _fail(str(error))
+        fail(str(error))
     for diff in drift.diffs:
         typer.echo(diff, nl=False)
     typer.echo(drift.summary(out) + ("" if drift.clean else ": regenerate to update it"), err=True)
@@ -234,12 +234,14 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
         input_schema=_bytes(settings, "input-schema-limit", SizeLimits.input_schema),
         output_schema=_bytes(settings, "output-schema-limit", SizeLimits.output_schema),
         tools_list=_bytes(settings, "tools-list-limit", SizeLimits.tools_list),
-        output_schemas=_choice(settings, "output-schemas", ("compact", "full", "none"), "compact"),
+        output_schemas=_choice(
+            settings, "output-schemas", get_args(OutputSchemas), SizeLimits.output_schemas
+        ),
     )
     options = GeneratorOptions(
         dist_name=name,
         env_prefix=env_token(_get(settings, "env-prefix", "") or name),
-        name_style=_choice(settings, "name-style", ("portable", "mcp"), "portable"),
+        name_style=_choice(settings, "name-style", get_args(NameStyle), GeneratorOptions.name_style),
         server_variables=tuple(_get(settings, "server-vars", {}).items()),
         sizes=sizes,
         include=_selectors(settings, "include"),
@@ -311,11 +313,10 @@ def _selectors(settings: Settings, key: str) -> tuple[str, ...]:
     setting = settings.get(key)
     if setting is None:
         return ()
-    for selector in setting.value:
-        try:
-            parse(selector)
-        except SelectorError as error:
-            raise ConfigError(f"{setting.origin}: {error}") from None
+    try:
+        parse_all(setting.value)
+    except SelectorError as error:
+        raise ConfigError(f"{setting.origin}: {error}") from None
     return tuple(setting.value)
 
 
@@ -330,17 +331,12 @@ def _ref_root(setting: Setting | None) -> Path | None:
 def _fail_if_not_clean(diagnostics: Diagnostics) -> None:
     errors, warnings = diagnostics.count(Level.ERROR), diagnostics.count(Level.WARNING)
     if errors or warnings:
-        _fail(f"--strict: {errors} errors and {warnings} warnings (listed above); nothing was written")
+        fail(f"--strict: {errors} errors and {warnings} warnings (listed above); nothing was written")
 
 
 def _print_diagnostics(diagnostics: Diagnostics) -> None:
     for diagnostic in diagnostics:
         typer.echo(diagnostic.render(), err=True)
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"openapi2mcp: error: {message}", err=True)
-    raise typer.Exit(EXIT_INPUT)
 
 
 def main() -> None:

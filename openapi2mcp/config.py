@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from openapi2mcp.hints import HINT_NAMES
 from openapi2mcp.loader import is_url
 from openapi2mcp.model import METHOD_ORDER, ToolOverride
+from openapi2mcp.overrides import TEXT_FIELDS
 
 CONFIG_FILE = "openapi2mcp.toml"
 PYPROJECT = "pyproject.toml"
@@ -58,8 +60,6 @@ EXPECTED: dict[Kind, str] = {
     "sources": "an array of paths or URLs (non-empty strings)",
     "text-table": 'a table of strings (NAME = "VALUE")',
 }
-OVERRIDE_TEXTS = ("name", "title", "description")
-HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _METHOD_PATH = re.compile(r"(\S+) (/.*)")
 
@@ -241,12 +241,13 @@ def _override(operation: str, fields: object, origin: str) -> ToolOverride:
     texts: dict[str, str] = {}
     for key, value in fields.items():
         where = f"{origin}.{_key(key)}"
-        if key not in (*OVERRIDE_TEXTS, "annotations"):
-            raise ConfigError(f"{where}: unknown key{_suggestion(key, [*OVERRIDE_TEXTS, 'annotations'])}")
-        if key != "annotations" and not isinstance(value, str):
+        if key == "annotations":
+            continue
+        if key not in TEXT_FIELDS:
+            raise ConfigError(f"{where}: unknown key{_suggestion(key, [*TEXT_FIELDS, 'annotations'])}")
+        if not isinstance(value, str):
             raise ConfigError(f"{where}: expected a string, got {_shown(value)}")
-        if key != "annotations":
-            texts[key] = value
+        texts[key] = value
     annotations = _annotations(fields.get("annotations", {}), f"{origin}.annotations")
     return ToolOverride(
         operation, texts.get("name"), texts.get("title"), texts.get("description"), annotations
@@ -258,8 +259,8 @@ def _annotations(value: object, origin: str) -> tuple[tuple[str, bool], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{origin}: expected a table (readOnlyHint = true, ...), got {_shown(value)}")
     for hint, flag in value.items():
-        if hint not in HINTS:
-            raise ConfigError(f"{origin}.{_key(hint)}: unknown hint{_suggestion(hint, HINTS)}")
+        if hint not in HINT_NAMES:
+            raise ConfigError(f"{origin}.{_key(hint)}: unknown hint{_suggestion(hint, HINT_NAMES)}")
         if not isinstance(flag, bool):
             raise ConfigError(f"{origin}.{_key(hint)}: expected true or false, got {_shown(flag)}")
     return tuple(value.items())
@@ -291,9 +292,7 @@ def _merge_overrides(
         below = merged.get(operation)
         if below is not None:
             fields = {
-                name: getattr(override, name)
-                for name in OVERRIDE_TEXTS
-                if getattr(override, name) is not None
+                name: getattr(override, name) for name in TEXT_FIELDS if getattr(override, name) is not None
             }
             annotations = tuple({**dict(below.annotations), **dict(override.annotations)}.items())
             override = dataclasses.replace(below, **fields, annotations=annotations)

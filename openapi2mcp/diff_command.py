@@ -12,20 +12,20 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 
 from openapi2mcp.changelog import Change, Changelog, ToolChange, ToolSet, compare
+from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.loader import LoadError, is_url
 from openapi2mcp.model import GeneratorOptions, NameStyle
 from openapi2mcp.output import OutputError, read_manifest
 from openapi2mcp.pipeline import generate
 from openapi2mcp.render import TOOL_DATA_FILE
-from openapi2mcp.tool_data import wire_tool
 
-EXIT_COMPATIBLE, EXIT_BREAKING, EXIT_INPUT = 0, 1, 2
+EXIT_COMPATIBLE, EXIT_BREAKING = 0, 1
 FORMATS = ("text", "markdown")
 _SIDE_HELP = "OpenAPI spec (file or URL), generated package directory or its tool_data.json"
 
@@ -44,16 +44,16 @@ def diff_command(
 
     Exit status 1 when a change breaks clients, 0 otherwise, 2 when OLD or NEW cannot be read."""
     if output_format not in FORMATS:
-        _fail(f"--format {output_format!r}: choose 'text' or 'markdown'")
+        fail(f"--format {output_format!r}: choose 'text' or 'markdown'")
     if name_style not in ("portable", "mcp"):
-        _fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
+        fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
     style: NameStyle = "portable" if name_style == "portable" else "mcp"
     try:
         changelog = compare(load_side(old, style), load_side(new, style))
     except LoadError as error:
-        _fail(str(error))
+        fail(str(error))
     except RecursionError:  # only a pathological tool_data.json nests this deep
-        _fail("the tool schemas are nested too deeply to compare")
+        fail("the tool schemas are nested too deeply to compare")
     typer.echo(render_markdown(changelog) if output_format == "markdown" else render_text(changelog))
     raise typer.Exit(EXIT_BREAKING if changelog.breaking_count else EXIT_COMPATIBLE)
 
@@ -70,7 +70,9 @@ def load_side(source: str, name_style: NameStyle) -> ToolSet:
 
 
 def _spec_tools(source: str, name_style: NameStyle) -> ToolSet:
-    generation = generate(source, GeneratorOptions(dist_name="api", env_prefix="API", name_style=name_style))
+    """The tools of the `tool_data.json` that a generation with the default options renders."""
+    options = GeneratorOptions(dist_name="api", env_prefix="API", name_style=name_style)
+    generation = generate(source, options)
     skipped = generation.diagnostics.count(Level.ERROR)
     if skipped:
         noun = "operation" if skipped == 1 else "operations"
@@ -79,11 +81,7 @@ def _spec_tools(source: str, name_style: NameStyle) -> ToolSet:
             "(`openapi2mcp generate` lists them); they count as absent",
             err=True,
         )
-    tools = generation.model.tools
-    return ToolSet(
-        tuple(json.loads(json.dumps(wire_tool(tool))) for tool in tools),  # as tool_data.json holds it
-        {tool.name: route_key(tool.method, tool.path, tool.fixed_query) for tool in tools},
-    )
+    return parse_tool_data(generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"], Path(source))
 
 
 def find_tool_data(directory: Path) -> Path:
@@ -136,7 +134,7 @@ def _is_tool(tool: Any) -> bool:
 
 def _route_keys(routes: dict[str, Any]) -> dict[str, str]:
     return {
-        name: route_key(route["method"], route["path"], route.get("fixedQuery") or ())
+        name: _route_key(route["method"], route["path"], route.get("fixedQuery") or ())
         for name, route in routes.items()
         if isinstance(route, dict)
         and isinstance(route.get("method"), str)
@@ -144,7 +142,7 @@ def _route_keys(routes: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def route_key(method: str, path: str, fixed_query: Iterable[Iterable[Any]] = ()) -> str:
+def _route_key(method: str, path: str, fixed_query: Iterable[Iterable[Any]]) -> str:
     """`GET /pets/{petId}`; with a path key's fixed query `GET /items?view=full`."""
     query = "&".join("=".join(str(part) for part in pair) for pair in fixed_query)
     return f"{method.upper()} {path}" + (f"?{query}" if query else "")
@@ -210,8 +208,3 @@ def _escape(text: str) -> str:
     """Text that Markdown shows as it is (values like `^[a-z]*$` hold its syntax)."""
     return "".join(f"\\{char}" if char in "\\`*_[]<|" else char for char in text)
 
-
-def _fail(message: str) -> NoReturn:
-    """As the CLI's `_fail` (not imported: the CLI imports this module)."""
-    typer.echo(f"openapi2mcp: error: {message}", err=True)
-    raise typer.Exit(EXIT_INPUT)

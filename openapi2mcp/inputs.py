@@ -118,7 +118,8 @@ def _empty_in_query(parameter: RawParameter) -> list[str]:
     kinds = [] if parameter.allow_empty_value else ["string"]
     for kind in ("array", "object"):
         sends_nothing = parameter.explode or (kind == "object" and parameter.style == "deepObject")
-        if parameter.required if sends_nothing else not parameter.allow_empty_value:
+        refused = parameter.required if sends_nothing else not parameter.allow_empty_value
+        if refused:
             kinds.append(kind)
     return kinds
 

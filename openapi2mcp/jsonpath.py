@@ -125,6 +125,7 @@ def _select(node: Node, selectors: tuple[_Selector, ...], root: JSON) -> Iterato
 
 _NAME = re.compile(r"[A-Za-z0-9_$\-\u0080-\U0010ffff]+")
 _FUNCTION = re.compile(r"[a-z][a-z0-9_]*\s*\(")
+_BLANKS = re.compile(r"[ \t\n\r]*")
 _INTEGER = re.compile(r"-?\d+")
 _NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 _COMPARISONS = ("==", "!=", "<=", ">=", "<", ">")
@@ -158,8 +159,7 @@ class _Parser:
             self.fail(f"expected {token!r}, found")
 
     def spaces(self) -> None:
-        while self.peek(" ") or self.peek("\t") or self.peek("\n") or self.peek("\r"):
-            self.position += 1
+        self.match(_BLANKS)
 
     def match(self, pattern: re.Pattern[str]) -> str | None:
         found = pattern.match(self.text, self.position)

@@ -47,24 +47,19 @@ def write_package(out: Path, files: dict[str, str], starters: Mapping[str, str] 
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
     try:
         staging.chmod(0o777 & ~_umask())
-        _write(staging, files)
+        for relative, text in files.items():
+            target = staging / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="\n")
         manifest = {"generator": "openapi2mcp", "files": sorted(files)}
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-        if not out.exists():
-            _write(staging, starters)
+        if out.exists():
+            _move_in(staging, out, files, (owned_before or set()) - set(starters))
+        else:
             os.replace(staging, out)
-            return sorted(starters)
-        _move_in(staging, out, files, (owned_before or set()) - set(starters))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return _create_missing(out, starters)
-
-
-def _write(root: Path, files: Mapping[str, str]) -> None:
-    for relative, text in files.items():
-        target = root / relative
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8", newline="\n")
 
 
 def _create_missing(out: Path, starters: Mapping[str, str]) -> list[str]:

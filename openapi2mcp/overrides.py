@@ -21,6 +21,7 @@ from openapi2mcp.naming import tool_name
 from openapi2mcp.selectors import Operation
 
 POINTER = "#/paths"
+TEXT_FIELDS = ("name", "title", "description")  # the ToolOverride fields that replace x-mcp's
 _NAME_RULE = {
     "portable": "[A-Za-z0-9_-], at most 64 characters",
     "mcp": "[A-Za-z0-9_.-], at most 128 characters",
@@ -100,7 +101,7 @@ def merged_x_mcp(x_mcp: dict[str, Any], overrides: Iterable[ToolOverride]) -> di
     """The operation's `x-mcp` object with the overrides' fields on top."""
     merged = dict(x_mcp)
     for override in overrides:
-        for field in ("name", "title", "description"):
+        for field in TEXT_FIELDS:
             value = getattr(override, field)
             if value is not None:
                 merged[field] = value

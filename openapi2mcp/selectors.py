@@ -31,6 +31,7 @@ _KINDS: dict[str, Kind] = {"tag": "tag", "op": "op", "path": "path", "method": "
 _GLOB_TOKENS = re.compile(r"(/\*\*(?=/|$)|\*\*|\*|\?)")
 _GLOB_REGEX = {"/**": "(?:/.*)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
 POINTER = "#/paths"
+SELECTOR_FORMS = "tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB"  # for messages and --help
 
 
 class SelectorError(ValueError):
@@ -77,10 +78,7 @@ def parse(text: str) -> Selector:
     kind, colon, raw_value = text.partition(":")
     chosen, value = _KINDS.get(kind.strip().lower()), raw_value.strip()
     if not colon or chosen is None:
-        raise SelectorError(
-            f"selector {text!r}: use tag:NAME, op:OPERATION_ID, path:GLOB or method:VERB "
-            "(e.g. tag:pets, path:/pets/**)"
-        )
+        raise SelectorError(f"selector {text!r}: use {SELECTOR_FORMS} (e.g. tag:pets, path:/pets/**)")
     if not value:
         raise SelectorError(f"selector {text!r}: nothing after '{kind}:'")
     if chosen == "method" and value.lower() not in METHOD_ORDER:

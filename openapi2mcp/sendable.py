@@ -17,6 +17,7 @@ from collections.abc import Collection
 from typing import Any
 
 from openapi2mcp.model import JSONSchema
+from openapi2mcp.schema_keywords import CONSTRAINTS
 
 NON_EMPTY = {"string": "minLength", "array": "minItems", "object": "minProperties"}
 _EMPTY: dict[str, Any] = {"string": "", "array": [], "object": {}}
@@ -86,8 +87,7 @@ def _only_null(schema: Any) -> bool:
     """Whether `schema` is certainly satisfied by null (so that `not` it excludes null)."""
     if not isinstance(schema, dict):
         return False
-    constraints = schema.keys() & {"type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"}
-    return constraints <= {"type"} and schema.get("type", "null") == "null"
+    return (schema.keys() & CONSTRAINTS) <= {"type"} and schema.get("type", "null") == "null"
 
 
 def non_null(schema: JSONSchema) -> JSONSchema:

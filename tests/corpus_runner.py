@@ -153,25 +153,6 @@ def list_operations(document: Any) -> list[Operation]:
     return found
 
 
-@contextlib.contextmanager
-def captured_documents() -> Iterator[list[Any]]:
-    """The documents `pipeline.generate` hands to the mapper (bundled, converted): spied on, since
-    the pipeline returns only the model."""
-    seen: list[Any] = []
-    namespace = vars(pipeline)  # (the module's globals: what `_generate` calls)
-    original = namespace["map_document"]
-
-    def spy(document: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(document)
-        return original(document, *args, **kwargs)
-
-    namespace["map_document"] = spy
-    try:
-        yield seen
-    finally:
-        namespace["map_document"] = original
-
-
 def tools_list_bytes(tool_data_json: str) -> int:
     """Bytes of `{"tools": [...]}` as the generated server sends it: runtime.py validates the tools
     into `ListToolsResult` and the SDK dumps that (by_alias, exclude_none) into compact UTF-8 JSON.
@@ -231,14 +212,11 @@ def analyse(
 def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> None:
     options = GeneratorOptions(dist_name=spec.name, env_prefix=env_token(spec.name))
     times = []
-    with captured_documents() as documents:
-        for _ in range(repeat):
-            start = time.perf_counter()
-            generation = pipeline.generate(str(spec.root), options, RefOptions(ref_root=spec.ref_root))
-            times.append(time.perf_counter() - start)
-    if not documents:
-        raise RuntimeError("pipeline.generate did not call map_document: cannot count the operations")
-    operations = list_operations(documents[0])
+    for _ in range(repeat):
+        start = time.perf_counter()
+        generation = pipeline.generate(str(spec.root), options, RefOptions(ref_root=spec.ref_root))
+        times.append(time.perf_counter() - start)
+    operations = list_operations(generation.document)
     diagnostics = [(item.level.value, item.pointer, item.message) for item in generation.diagnostics]
     with_tools = {tool.pointer for tool in generation.model.tools}
     skipped = [op for op in operations if op.pointer not in with_tools]

@@ -453,14 +453,33 @@ def test_size_options_reach_the_generated_tools(tmp_path: Path) -> None:
     assert len(unmet) == 1 and "are over 150 bytes even with each argument cut to its type" in unmet[0]
 
 
-def test_without_limits_the_schemas_are_as_converted(tmp_path: Path, petstore_out: Path) -> None:
-    result = run(
-        "generate", str(PETSTORE), "-o", "out", "--name", "petstore",
-        "--input-schema-limit", "0", "--output-schemas", "full", "--tools-list-limit", "0",
-        cwd=tmp_path,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert petstore_tools(tmp_path / "out") == petstore_tools(petstore_out)  # the petstore fits anyway
+def big_body_spec(path: Path) -> None:
+    """One operation whose JSON body (300 described properties) converts to an inputSchema of ~40 KB."""
+    properties = {f"field{index}": {"type": "string", "description": "Words. " * 15} for index in range(300)}
+    body = {"content": {"application/json": {"schema": {"type": "object", "properties": properties}}}}
+    operation = {"operationId": "big", "requestBody": body, "responses": {"204": {"description": "none"}}}
+    spec = {"openapi": "3.0.3", "info": {"title": "B", "version": "1"}, "paths": {"/b": {"post": operation}}}
+    path.write_text(json.dumps(spec), "utf-8")
+
+
+def test_without_limits_the_schemas_are_as_converted(tmp_path: Path) -> None:
+    big_body_spec(tmp_path / "big.json")
+    whole = ("--input-schema-limit", "0", "--output-schemas", "full", "--tools-list-limit", "0")
+    for out, options in (("default", ()), ("whole", whole)):
+        result = run("generate", "big.json", "-o", out, "--name", "big", *options, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+    sizes = {
+        out: len(
+            json.dumps(
+                json.loads((tmp_path / out / "big" / "tool_data.json").read_text())["tools"][0][
+                    "inputSchema"
+                ],
+                separators=(",", ":"),
+            )
+        )
+        for out in ("default", "whole")
+    }
+    assert sizes["default"] <= 16 * 1024 < sizes["whole"]
 
 
 @pytest.mark.parametrize(

@@ -33,33 +33,33 @@ import re
 from collections.abc import Awaitable, Callable, Collection, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import quote, unquote
+from urllib.parse import unquote
 
 import mcp_types as types
 
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
-    from settings import ConfigError  # type: ignore[import-not-found,unused-ignore]
+    import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    from responses import to_json  # type: ignore[import-not-found,unused-ignore]
+    from settings import _HEADER_NAME, ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
     try:
-        from .settings import ConfigError
+        from . import serialize as ser
+        from .responses import to_json
+        from .settings import _HEADER_NAME, ConfigError
     except ImportError:  # loaded as a top-level module, next to its siblings
-        from settings import ConfigError
+        import serialize as ser
+        from responses import to_json
+        from settings import _HEADER_NAME, ConfigError
 
 __all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 CallTool = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult]]
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 class HookError(Exception):
     """Raise it in a hook or tool to fail the call with exactly this message."""
-
-
-def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class Headers(MutableMapping[str, str]):
@@ -126,7 +126,7 @@ class Request:
         query = []
         for name, value in self.params:
             kept = spare.get((name, value))
-            query.append(kept.pop(0) if kept else f"{quote(name, safe='')}={quote(value, safe='')}")
+            query.append(kept.pop(0) if kept else f"{ser.pct(name)}={ser.pct(value)}")
         joiner = "&" if "?" in self.url else "?"
         return self.url + (joiner + "&".join(query) if query else "")
 
@@ -145,14 +145,14 @@ class Request:
     def wire(self) -> tuple[str, str, list[tuple[bytes, bytes]], bytes | None]:
         """(method, full URL, encoded headers, body) to send; ValueError for what cannot be sent."""
         method = str(self.method).upper()
-        if not _TOKEN.fullmatch(method):
+        if not _HEADER_NAME.fullmatch(method):  # both are RFC 9110 tokens
             raise ValueError(f"invalid HTTP method {self.method!r}")
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"request.url must be an http(s) URL, not {self.url!r}")
         for name, value in self.headers.items():
-            if not isinstance(name, str) or not _TOKEN.fullmatch(name):
+            if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
                 raise ValueError(f"invalid header name {name!r}")
-            if not isinstance(value, str) or _CONTROL.search(value):
+            if not isinstance(value, str) or ser._CONTROL.search(value):
                 raise ValueError(f"header {name}: the value must be a str without CR, LF or NUL")
         body = self.body.encode() if isinstance(self.body, str) else self.body
         if body is not None and not isinstance(body, bytes | bytearray):
@@ -288,7 +288,6 @@ class Hooks:
     def __init__(self) -> None:
         self.hooks: list[Hook] = []
         self.tools: dict[str, UserTool] = {}
-        self._before: dict[str, tuple[Hook, ...]] = {}
 
     def before_request(self, *tools: str) -> Callable[[F], F]:
         """`@hooks.before_request()` for every tool, `@hooks.before_request("a", "b")` for some."""
@@ -306,7 +305,6 @@ class Hooks:
             if not callable(function):
                 raise TypeError(f"@hooks.{kind}(...) decorates a function, not {function!r}")
             self.hooks.append(Hook(kind, function, frozenset(tools), errors))
-            self._before.clear()
             return function
 
         return register
@@ -349,30 +347,25 @@ class Hooks:
 
         return register
 
-    def before_for(self, tool: str) -> tuple[Hook, ...]:
-        """The before_request hooks of `tool`, in order (cached)."""
-        found = self._before.get(tool)
-        if found is None:
-            found = self._before[tool] = tuple(
-                h
-                for h in self.hooks
-                if h.kind == "before_request" and (not h.tools or tool in h.tools)
-            )
-        return found
+    def before_for(self, tool: str) -> list[Hook]:
+        """The before_request hooks of `tool`, in order."""
+        return self._of("before_request", tool, False)
 
     def after_for(self, tool: str, is_error: bool) -> list[Hook]:
+        """The after_result hooks of `tool` for a result (an error: those with errors=True)."""
+        return self._of("after_result", tool, is_error)
+
+    def _of(self, kind: str, tool: str, is_error: bool) -> list[Hook]:
         return [
             h
             for h in self.hooks
-            if h.kind == "after_result"
-            and (not h.tools or tool in h.tools)
-            and (h.errors or not is_error)
+            if h.kind == kind and (not h.tools or tool in h.tools) and (h.errors or not is_error)
         ]
 
     def check(self, known: Collection[str]) -> None:
         """Every tool a hook names exists (a typo would silently never run)."""
         for hook in self.hooks:
-            unknown = sorted(hook.tools - set(known))
+            unknown = sorted(tool for tool in hook.tools if tool not in known)
             if unknown:
                 raise ConfigError(
                     f"hooks.py: the {hook.kind} hook {hook.name!r} names unknown tool(s) "

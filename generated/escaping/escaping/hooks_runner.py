@@ -117,7 +117,7 @@ async def run_tool(tool: UserTool, call: Call) -> types.CallToolResult:
         if inspect.iscoroutinefunction(tool.function):
             value = await tool.function(*args)
         else:
-            value = await anyio.to_thread.run_sync(lambda: tool.function(*args))
+            value = await anyio.to_thread.run_sync(tool.function, *args)
             value = await value if inspect.isawaitable(value) else value
         return Result.of(value).to_mcp()
     except HookError:
@@ -132,11 +132,9 @@ def load_hooks(package: str | None) -> Hooks:
         return Hooks()
     try:
         module = importlib.import_module(f"{package}.hooks")
-    except ModuleNotFoundError as error:
-        if error.name == f"{package}.hooks":
+    except Exception as error:  # your code: report it and stop at start, never later
+        if isinstance(error, ModuleNotFoundError) and error.name == f"{package}.hooks":
             return Hooks()
-        raise ConfigError(f"cannot load hooks.py:\n{traceback.format_exc()}") from None
-    except Exception:  # your code: report it and stop at start, never later
         raise ConfigError(f"cannot load hooks.py:\n{traceback.format_exc()}") from None
     found = getattr(module, "hooks", None)
     if not isinstance(found, Hooks):
