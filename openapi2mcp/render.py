@@ -126,6 +126,10 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_MAX_RESPONSE_BYTES",
             "Largest response body passed back to the client (default 1000000)",
         ),
+        Variable(
+            f"{prefix}_HTTP_CLIENT",
+            "builtin (default: the package's own HTTP/1.1 client) or httpx2 (the httpx2 library)",
+        ),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))

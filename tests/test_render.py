@@ -35,6 +35,14 @@ RUNTIME_FILES = (
     "settings.py",
     "hooks_api.py",
     "hooks_runner.py",
+    "http_client.py",
+    "http_types.py",
+    "http_request.py",
+    "http_body.py",
+    "http_connection.py",
+    "http_httpx2.py",
+    "stdio_transport.py",
+    "wiring.py",
     "tool_data.json",
 )
 
@@ -87,7 +95,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 10
+    assert len(python) == 18
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -121,10 +129,10 @@ def test_pyproject_has_exactly_one_console_script_named_after_the_distribution()
     assert "gui-scripts" not in project and "entry-points" not in project
 
 
-def test_pyproject_depends_on_mcp_2_httpx_and_jsonschema_and_not_on_openapi2mcp() -> None:
+def test_pyproject_depends_on_mcp_2_h11_httpx2_and_jsonschema_and_not_on_openapi2mcp() -> None:
     project = tomllib.loads(petstore().files["pyproject.toml"])["project"]
     names = [re.split(r"[<>=!~;\[ ]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]]
-    assert sorted(names) == ["httpx", "jsonschema", "mcp"]
+    assert sorted(names) == ["h11", "httpx2", "jsonschema", "mcp"]
     assert "mcp>=2.3,<3" in project["dependencies"]
 
 
@@ -195,6 +203,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_TIMEOUT",
         "PETSTORE_HEADERS",
         "PETSTORE_MAX_RESPONSE_BYTES",
+        "PETSTORE_HTTP_CLIENT",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -221,6 +230,7 @@ ALL_SCHEME_VARIABLES = [
     "T_TIMEOUT",
     "T_HEADERS",
     "T_MAX_RESPONSE_BYTES",
+    "T_HTTP_CLIENT",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",

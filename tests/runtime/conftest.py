@@ -362,12 +362,5 @@ def text_of(result: Any) -> str:
 
 
 def mcp_server(tools: Any) -> Any:
-    """A low-level MCP server answered by the runtime, as the generated server.py builds it."""
-    from mcp.server import Server
-
-    return Server(
-        "t-server",
-        version="1.2.3",
-        on_list_tools=tools.on_list_tools,
-        on_call_tool=tools.on_call_tool,
-    )
+    """The low-level MCP server answered by the runtime, built as the generated server.py builds it."""
+    return template_module("wiring").build_server(tools, "t-server", "1.2.3", None)

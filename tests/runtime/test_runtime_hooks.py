@@ -339,7 +339,7 @@ def user_tools(threads: list[str]) -> Any:
 
 async def test_user_tools_are_listed_after_the_generated_ones(make_runtime: Make) -> None:
     tools = make_runtime(DATA, hooks=user_tools([]))
-    listed = tools.list_tools_result().model_dump(by_alias=True, exclude_none=True, mode="json")["tools"]
+    listed = tools.list_tools_result()["tools"]
     assert listed[:3] == DATA["tools"]
     assert listed[3:] == [
         {
@@ -529,7 +529,7 @@ def test_without_hooks_the_runtime_lists_exactly_the_generated_tools() -> None:
     settings = runtime.Settings.from_env({}, prefix="T", base_url="http://h")
     tools = runtime.ToolRuntime(DATA, settings)
     assert (tools.hooks.hooks, tools.hooks.tools) == ([], {})
-    listed = tools.list_tools_result().model_dump(by_alias=True, exclude_none=True, mode="json")["tools"]
+    listed = tools.list_tools_result()["tools"]
     assert listed == DATA["tools"]
 
 

@@ -8,6 +8,7 @@ Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
   PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
+  PREFIX_HTTP_CLIENT         builtin (default: HTTP/1.1 on asyncio, see http_client.py) or httpx2
 Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json,
 */*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a 3xx is reported).
 """
@@ -32,7 +33,7 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
-    import httpx
+    import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import (  # type: ignore[import-not-found,unused-ignore]
@@ -46,6 +47,7 @@ else:
         from . import auth
         from . import hooks_api as hk
         from . import hooks_runner as run
+        from . import http_client as http
         from . import responses as res
         from . import serialize as ser
         from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
@@ -53,6 +55,7 @@ else:
         import auth
         import hooks_api as hk
         import hooks_runner as run
+        import http_client as http
         import responses as res
         import serialize as ser
         from settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
@@ -95,8 +98,8 @@ class ToolRuntime:
         self._raw_routes: Mapping[str, Any] = data["routes"]
         self._routes: dict[str, ser.Route] = {}
         self._validators: dict[tuple[str, str], Any] = {}
-        self._list: types.ListToolsResult | None = None
-        self._client: httpx.AsyncClient | None = None
+        self._list: dict[str, Any] | None = None
+        self._client: http.HttpClient | None = None
         agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
         self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
         schemes = data.get("securitySchemes") or {}
@@ -126,15 +129,17 @@ class ToolRuntime:
             self._by_name[wire["name"]] = wire
         self.hooks.check(self._by_name)
 
-    def list_tools_result(self) -> types.ListToolsResult:
-        """Built once, on first use (one pydantic-core validation beats model_construct)."""
+    def list_tools_result(self) -> dict[str, Any]:
+        """The tools/list result as sent (the SDK checks it once per protocol version: see wiring.py);
+        the envelope's fields (cache hints, result type) are the SDK's defaults."""
         if self._list is None:
-            self._list = types.ListToolsResult.model_validate({"tools": self._tools})
+            envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
+            self._list = {**envelope, "tools": self._tools}
         return self._list
 
     async def on_list_tools(
         self, ctx: object, params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
+    ) -> dict[str, Any]:
         return self.list_tools_result()
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
@@ -277,22 +282,22 @@ class ToolRuntime:
 
     # ---- HTTP -------------------------------------------------------------------------------
 
-    def _http(self) -> httpx.AsyncClient:
-        """The shared client, created on first use; httpx's own log lines are scrubbed too."""
+    def _http(self) -> http.HttpClient:
+        """The shared HTTP client (keep-alive pool), created on first use; the log lines of httpx2
+        (which it uses through a proxy) are scrubbed too."""
         if self._client is None:
-            import httpx
-
-            limits = httpx.Limits(max_connections=32, max_keepalive_connections=8)
-            timeout = httpx.Timeout(self.settings.timeout)
-            self._client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
-            logging.getLogger("httpx").addFilter(self._log_filter)
+            via_httpx2 = self.settings.http_client == "httpx2"
+            self._client = http.HttpClient(
+                max_connections=32, env=self.settings.env, via_httpx2=via_httpx2
+            )
+            logging.getLogger("httpx2").addFilter(self._log_filter)
         return self._client
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
         client, self._client = self._client, None
         if client is not None:
-            logging.getLogger("httpx").removeFilter(self._log_filter)
+            logging.getLogger("httpx2").removeFilter(self._log_filter)
             await client.aclose()
 
     def _log_filter(self, record: logging.LogRecord) -> bool:
@@ -356,44 +361,42 @@ class ToolRuntime:
         self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes | None
     ) -> res.Upstream:
         """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
-        import httpx
-
-        shown, timeout, cap = (
-            self.credentials.shown_url(url),
-            self.settings.timeout,
-            self.settings.max_response_bytes,
-        )
+        shown, timeout = self.credentials.shown_url(url), self.settings.timeout
         what = f"{method} {shown}"
         try:
             with anyio.fail_after(timeout):
-                async with self._http().stream(
-                    method, url, headers=headers, content=body
-                ) as response:
-                    kept, total = bytearray(), 0
-                    async for chunk in response.aiter_bytes():
-                        total += len(chunk)
-                        kept += chunk[: max(0, cap - len(kept))]
-                        if total > cap + _DRAIN_LIMIT:
-                            break
-        except (TimeoutError, httpx.TimeoutException):
+                answer = await self._http().exchange(
+                    method,
+                    url,
+                    headers,
+                    body,
+                    cap=self.settings.max_response_bytes,
+                    drain_limit=_DRAIN_LIMIT,
+                )
+        except TimeoutError:
             raise ToolError(
                 f"The API did not answer {what} within {timeout:g} seconds ({self.settings.prefix}"
                 "_TIMEOUT). It may be overloaded or unreachable: try again later."
             ) from None
-        except httpx.ConnectError as error:
-            tls = "SSL" in repr(error) or "certificate" in str(error).lower()
-            problem = "a TLS/certificate error" if tls else "the connection failed"
+        except http.ConnectFailed as error:
+            problem = "a TLS/certificate error" if error.tls else "the connection failed"
             raise ToolError(
-                f"Could not reach the API for {what}: {problem} ({str(error) or type(error).__name__})."
+                f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
                 f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
             ) from None
-        except httpx.HTTPError as error:
+        except http.HttpError as error:
             raise ToolError(
-                f"The connection to the API broke during {what} ({type(error).__name__}: {error})."
+                f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
                 " The request may or may not have been processed."
             ) from None
-        omitted, at_least = total - len(kept), total > cap + _DRAIN_LIMIT
-        status, reason = response.status_code, response.reason_phrase
+        omitted = answer.total - len(answer.kept)
         return res.Upstream(
-            method, shown, status, reason, response.headers, bytes(kept), omitted, at_least
+            method,
+            shown,
+            answer.status,
+            answer.reason,
+            answer.headers,
+            answer.kept,
+            omitted,
+            answer.cut_short,
         )

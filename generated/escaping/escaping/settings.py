@@ -21,6 +21,7 @@ else:
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
+HTTP_CLIENTS = ("builtin", "httpx2")  # PREFIX_HTTP_CLIENT: the built-in HTTP/1.1 client, or httpx2
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
@@ -38,6 +39,7 @@ class Settings:
     user_agent: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
+    http_client: str = HTTP_CLIENTS[0]
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -73,7 +75,16 @@ class Settings:
             user_agent=user_agent,
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
+            http_client=_choice(get("HTTP_CLIENT"), f"{prefix}_HTTP_CLIENT", HTTP_CLIENTS),
         )
+
+
+def _choice(raw: str | None, name: str, choices: tuple[str, ...]) -> str:
+    if raw is None:
+        return choices[0]
+    if raw.lower() not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
+    return raw.lower()
 
 
 def _check_base_url(url: str | None, prefix: str) -> str:

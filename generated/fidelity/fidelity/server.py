@@ -8,14 +8,14 @@ Start it with `fidelity` (stdio) or
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import hooks_runner, runtime
+from . import hooks_runner, runtime, stdio_transport, wiring
 
 SERVER_NAME = "fidelity"
 SERVER_VERSION = "1.2.3"
@@ -37,40 +37,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def build_server(tools: runtime.ToolRuntime) -> Any:
-    """The low-level MCP server, its handlers answered by the runtime."""
-    from mcp.server import Server
-
-    @asynccontextmanager
-    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
-        try:
-            yield {}
-        finally:
-            await tools.aclose()
-
-    return Server(
-        SERVER_NAME,
-        version=SERVER_VERSION,
-        title=SERVER_TITLE,
-        lifespan=lifespan,
-        get_tool_input_schema=tools.input_schema,
-        on_list_tools=tools.on_list_tools,
-        on_call_tool=tools.on_call_tool,
-    )
-
-
 async def serve_stdio(server: Any) -> None:
-    from mcp.server.stdio import stdio_server
-
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_transport.stdio_streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
 def serve_http(server: Any, host: str, port: int) -> None:
-    """Streamable HTTP at /mcp; DNS-rebinding protection is on for loopback hosts."""
+    """Streamable HTTP at /mcp; each answer is one JSON body (the tools send no progress or requests of
+    their own, so an SSE stream per call would carry nothing more, at twice the cost); DNS-rebinding
+    protection is on for loopback hosts."""
     import uvicorn
 
-    app = server.streamable_http_app(host=host)
+    app = server.streamable_http_app(host=host, json_response=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -85,7 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except runtime.ConfigError as error:
         print(f"{SERVER_NAME}: {error}", file=sys.stderr)
         return 2
-    server = build_server(tools)
+    gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
+    server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
         serve_http(server, args.host, args.port)
     else:

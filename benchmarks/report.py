@@ -1,0 +1,58 @@
+"""The results table: each figure with its target (issue 6) and whether it is met.
+
+A row's `limit` is the target; in smoke mode (CI) the limit is multiplied by SMOKE_SLACK so only a gross
+regression fails, not the noise of a shared machine."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+SMOKE_SLACK = 2.0
+
+
+@dataclass(frozen=True)
+class Row:
+    figure: str
+    ours: str
+    peer: str = ""  # FastMCP's figure, when compared
+    target: str = ""
+    value: float | None = None  # what is checked against `limit` (None: informative row)
+    limit: float | None = None
+    at_least: bool = False  # the target is a minimum (throughput) rather than a maximum
+
+    def verdict(self, slack: float = 1.0) -> str:
+        if self.value is None or self.limit is None:
+            return ""
+        if self.at_least:
+            return "ok" if self.value >= self.limit / slack else "MISSED"
+        return "ok" if self.value <= self.limit * slack else "MISSED"
+
+
+def seconds(value: float) -> str:
+    return f"{value * 1000:.2f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def mib(kib: float) -> str:
+    return f"{kib / 1024:.0f} MiB"
+
+
+def size(count: int) -> str:
+    return f"{count / 1_000_000:.2f} MB" if count >= 100_000 else f"{count / 1024:.1f} KiB"
+
+
+def ratio(value: float) -> str:
+    return f"{value:.2f}x"
+
+
+def table(title: str, rows: Sequence[Row], with_peer: bool, slack: float = 1.0) -> str:
+    head = ["figure", "openapi2mcp", *(["FastMCP 4.1.6"] if with_peer else []), "target", "met"]
+    lines = [f"### {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [row.figure, row.ours, *([row.peer] if with_peer else []), row.target, row.verdict(slack)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def missed(rows: Sequence[Row], slack: float = 1.0) -> list[Row]:
+    return [row for row in rows if row.verdict(slack) == "MISSED"]

@@ -1,0 +1,129 @@
+"""What the benchmark runs: a generated package for a spec, its environment, and the tool it calls.
+
+The call benchmarks need one tool that works against the fixed-JSON upstream: a GET tool without required
+arguments whose output schema accepts the upstream's body (a minimal instance of that schema)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE_NAME = "bench"  # the generated import package; env prefix BENCH
+GENERATE_TIMEOUT = 300
+
+
+@dataclass(frozen=True)
+class Subject:
+    spec: Path
+    out: Path  # the generated project (holds the `bench` package)
+    tool: str  # the tool the call benchmarks call
+    operation: tuple[str, str, str | None]  # its METHOD, path, operationId (to find a peer's tool)
+    body: bytes  # the upstream's fixed answer, accepted by the tool's output schema
+
+    @property
+    def tool_data(self) -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.out / PACKAGE_NAME / "tool_data.json").read_bytes())
+        return data
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", PACKAGE_NAME]
+
+    def env(self, base_url: str, http_client: str = "builtin") -> dict[str, str]:
+        """The server's environment: the upstream as base URL, a dummy value for every credential.
+        `http_client`: builtin, httpx2, or httpx (a copy of the package whose httpx2 route imports
+        httpx instead: the same API, to measure the runtime with each library)."""
+        out = self.out
+        if http_client == "httpx":
+            out = self._httpx_copy()
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "PYTHONPATH": str(out),
+            "BENCH_BASE_URL": base_url,
+            "BENCH_HTTP_CLIENT": "builtin" if http_client == "builtin" else "httpx2",
+        }
+        for scheme in self.tool_data.get("securitySchemes", {}).values():
+            for variable in (scheme.get("env") or {}).values():
+                env[variable] = "bench-credential"
+        return env
+
+
+    def _httpx_copy(self) -> Path:
+        copy = self.out.with_name(self.out.name + "-httpx")
+        if not copy.exists():
+            shutil.copytree(self.out, copy)
+            route = copy / PACKAGE_NAME / "http_httpx2.py"
+            text = route.read_text()
+            if "    import httpx2\n" not in text:
+                raise RuntimeError(f"{route}: no `import httpx2` to swap for httpx")
+            route.write_text(text.replace("    import httpx2\n", "    import httpx as httpx2\n"))
+        return copy
+
+
+def generate(spec: Path, out: Path, *extra: str) -> None:
+    command = [sys.executable, "-m", "openapi2mcp.cli", "generate", str(spec), "--name", PACKAGE_NAME]
+    done = subprocess.run(
+        [*command, "-o", str(out), *extra], capture_output=True, text=True, timeout=GENERATE_TIMEOUT
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"openapi2mcp generate {spec} failed:\n{done.stderr[-2000:]}")
+
+
+def prepare(spec: Path, workdir: Path) -> Subject:
+    out = workdir / "package"
+    generate(spec, out)
+    data = json.loads((out / PACKAGE_NAME / "tool_data.json").read_bytes())
+    for tool, body in _candidates(data):
+        route = data["routes"][tool["name"]]
+        operation = (route["method"], route["path"], route.get("operationId"))
+        return Subject(spec, out, tool["name"], operation, json.dumps(body).encode())
+    raise RuntimeError(f"{spec}: no GET tool without required arguments to call")
+
+
+def _candidates(data: Mapping[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    for tool in data["tools"]:
+        route = data["routes"].get(tool["name"])
+        if not route or route["method"] != "GET" or tool["inputSchema"].get("required"):
+            continue
+        schema = tool.get("outputSchema") or {"type": "object"}
+        body = minimal_instance(schema)
+        if Draft202012Validator(schema).is_valid(body):
+            yield tool, body
+
+
+def minimal_instance(schema: Any, depth: int = 0) -> Any:
+    """A small value of `schema`: required properties only, first branches, lower bounds."""
+    if not isinstance(schema, dict) or depth > 12:
+        return {}
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return schema["enum"][0]
+    for key in ("anyOf", "oneOf", "allOf"):
+        if schema.get(key):
+            return minimal_instance(schema[key][0], depth + 1)
+    kind = schema.get("type", "object")
+    kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {
+            name: minimal_instance(properties.get(name), depth + 1) for name in schema.get("required", [])
+        }
+    if kind == "array":
+        return [minimal_instance(schema.get("items"), depth + 1) for _ in range(schema.get("minItems", 0))]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return True
+    if kind == "null":
+        return None
+    return "x" * schema.get("minLength", 1)

@@ -1,0 +1,55 @@
+"""The low-level MCP server of a generated package, answered by its ToolRuntime.
+
+tools/list is answered from a constant: the first request of each protocol version goes through the SDK
+(which checks the result and shapes it for that version), and every later one gets that same result.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+    import runtime  # type: ignore[import-not-found,unused-ignore]
+
+
+class ListedOnce:
+    """Server middleware: tools/list answered from the result the SDK shaped for the connection's version."""
+
+    def __init__(self) -> None:
+        self.by_version: dict[str, Any] = {}
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method != "tools/list":
+            return await call_next(ctx)
+        version = ctx.protocol_version
+        if version not in self.by_version:
+            self.by_version[version] = await call_next(ctx)
+            gc.freeze()  # kept for the life of the process: out of the collector's way (p99 latency)
+        return self.by_version[version]
+
+
+def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str | None) -> Any:
+    """The low-level MCP server whose handlers the runtime answers; its HTTP client closes at shutdown."""
+    from mcp.server import Server
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await tools.aclose()
+
+    server = Server(
+        name,
+        version=version,
+        title=title,
+        lifespan=lifespan,
+        get_tool_input_schema=tools.input_schema,
+        on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
+        on_call_tool=tools.on_call_tool,
+    )
+    server.middleware.append(ListedOnce())
+    return server
