@@ -54,7 +54,6 @@ class Subject:
                 env[variable] = "bench-credential"
         return env
 
-
     def _httpx_copy(self) -> Path:
         copy = self.out.with_name(self.out.name + "-httpx")
         if not copy.exists():

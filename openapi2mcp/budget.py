@@ -14,7 +14,8 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from openapi2mcp.compact import AS_IS, PLANS, Ladder, Shrinker, Sizer
+from openapi2mcp.compact import AS_IS, PLANS, Shrinker
+from openapi2mcp.compact_sizes import Ladder, Sizer
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.model import ApiModel, JSONSchema, SizeLimits, Tool
 from openapi2mcp.schemas import schema_size
@@ -24,6 +25,7 @@ _BASE_INPUT_LIMIT = 16 * 1024  # where tightening starts when inputs have no lim
 _BASE_OUTPUT_LIMIT = 4 * 1024
 _SMALLEST = 1  # a limit no schema fits: every schema takes its plan ladder's last form
 _ROOT_ONLY: JSONSchema = {"type": "object"}  # an outputSchema that not even the last plan fits
+_ROOT_ONLY_SIZE = schema_size(_ROOT_ONLY)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,7 +50,7 @@ class _Sized:
         if self.outputs is None:
             return 0
         index = self.output_form(limit)
-        return schema_size(_ROOT_ONLY) if index is None else self.outputs.sizes[index]
+        return _ROOT_ONLY_SIZE if index is None else self.outputs.sizes[index]
 
 
 def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> ApiModel:

@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
-from urllib.request import url2pathname
-
-import httpx
 
 from openapi2mcp.loader import _FETCH_TIMEOUT_SECONDS, LoadError, _decode, is_url, parse_text
+
+if TYPE_CHECKING:
+    import httpx
 
 JSON = Any
 MAX_LOCAL_FILES = 20_000
@@ -79,6 +79,8 @@ class Sources:
         self._documents: dict[str, JSON] = {self.root: root_document}
         self._failures: dict[str, RefFailure] = {}
         self._located: dict[tuple[str, str], str | RefFailure] = {}
+        self._real_paths: dict[str, str] = {}  # the files of a directory name the same paths
+        self._displayed: dict[tuple[str, str], str] = {}
         self._local_count = self._remote_count = self._bytes = 0
         self._client: httpx.Client | None = None
 
@@ -112,12 +114,16 @@ class Sources:
         if is_url(base):
             raise RefFailure(f"{uri!r}: a remote spec cannot refer to local files", key=uri)
         if scheme == "file":
+            from urllib.request import url2pathname  # here: its import takes longer than most runs need
+
             path = url2pathname(unquote(urlsplit(uri).path))
         elif scheme:
             raise RefFailure(f"{uri!r}: URI scheme {scheme!r} is not supported", key=uri)
         else:
             path = os.path.join(os.path.dirname(base), unquote(uri))
-        location = os.path.realpath(path)
+        location = self._real_paths.get(path)
+        if location is None:
+            location = self._real_paths[path] = os.path.realpath(path)
         if not any(_inside(location, root) for root in self._local_roots):
             roots = "the spec's directory" + (" and the --ref-root directory" if self._ref_root_given else "")
             name = self.display(location, uri)
@@ -149,6 +155,12 @@ class Sources:
 
     def display(self, location: str, written: str = "") -> str:
         """How a document is named in messages: relative to the spec's directory where possible."""
+        shown = self._displayed.get((location, written))
+        if shown is None:
+            shown = self._displayed[location, written] = self._display(location, written)
+        return shown
+
+    def _display(self, location: str, written: str) -> str:
         if is_url(location):
             return location[len(self._root_dir) :] if location.startswith(self._root_dir) else location
         if written and os.path.isabs(unquote(written)):
@@ -198,6 +210,8 @@ class Sources:
         if self._remote_count >= MAX_REMOTE_DOCUMENTS:
             raise RefFailure(f"{url!r} not fetched: more than {MAX_REMOTE_DOCUMENTS:,} remote documents", url)
         self._remote_count += 1
+        import httpx  # here: a tenth of a second of start-up that only remote references need
+
         if self._client is None:
             self._client = httpx.Client(
                 timeout=_FETCH_TIMEOUT_SECONDS,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 JSON = Any
 _FETCH_TIMEOUT_SECONDS = 30.0
@@ -18,22 +17,6 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 class LoadError(Exception):
     """The spec cannot be read at all: the message names the file and, where known, the line."""
-
-
-class _StringDateLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """PyYAML's safe loader read the YAML 1.2 way: dates stay strings, `no`/`off` are not booleans."""
-
-
-# YAML 1.1 only: dates, yes/no/on/off booleans, and `=` as a "value" key (`example: =` is a string).
-_YAML_11_ONLY = {"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:value"}
-_StringDateLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in _YAML_11_ONLY]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-# YAML 1.2 (what OpenAPI recommends): only true/false are booleans; `on`, `no`, `off` stay strings.
-_StringDateLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
 
 
 def is_url(source: str) -> bool:
@@ -53,6 +36,8 @@ def load_source(source: str) -> tuple[JSON, str]:
 
 
 def _fetch(url: str) -> str:
+    import httpx  # here: a tenth of a second of start-up that only a URL needs
+
     try:
         response = httpx.get(url, timeout=_FETCH_TIMEOUT_SECONDS, follow_redirects=True)
     except httpx.HTTPError as exc:
@@ -84,21 +69,25 @@ def parse_text(text: str, name: str) -> JSON:
 
 def _parse_yaml(text: str, name: str) -> JSON:
     """PyYAML (read the 1.2 way), then ruamel.yaml; then both again with forbidden characters escaped."""
+    import yaml  # here: JSON specs do without its import
+
+    from openapi2mcp.yaml_data import StringDateLoader, load_yaml, to_json
+
     try:
-        return _to_json(yaml.load(text, Loader=_StringDateLoader))
+        return load_yaml(text)
     except yaml.YAMLError as exc:
         first_error = exc
     data = _parse_yaml_1_2(text)
     if data is None and _DISALLOWED.search(text):
         escaped = _DISALLOWED.sub(_escaped, text)
         try:
-            data = yaml.load(escaped, Loader=_StringDateLoader)
+            data = yaml.load(escaped, Loader=StringDateLoader)
         except yaml.YAMLError:
             data = _parse_yaml_1_2(escaped)
     if data is None:
         where, problem = _yaml_position(first_error), _yaml_problem(first_error)
         raise LoadError(f"{name}:{where} invalid YAML: {problem}")
-    return _to_json(data)
+    return to_json(data)
 
 
 # Control characters YAML forbids in a stream but JSON strings allow (vendors' YAML has them).
@@ -143,26 +132,3 @@ def _without_lone_surrogates(node: JSON) -> JSON:
     if isinstance(node, list):
         return [_without_lone_surrogates(item) for item in node]
     return node
-
-
-def _to_json(node: JSON) -> JSON:
-    """Make YAML data JSON-compatible: string keys, ISO dates, no sets or bytes."""
-    if isinstance(node, dict):
-        return {_key(key): _to_json(value) for key, value in node.items()}
-    if isinstance(node, list):
-        return [_to_json(item) for item in node]
-    if isinstance(node, datetime.date | datetime.datetime):
-        return node.isoformat()
-    if isinstance(node, bytes):
-        return node.decode("latin-1")
-    if isinstance(node, set | frozenset | tuple):
-        return [_to_json(item) for item in node]
-    return node
-
-
-def _key(key: object) -> str:
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if isinstance(key, datetime.date):
-        return key.isoformat()
-    return key if isinstance(key, str) else str(key)

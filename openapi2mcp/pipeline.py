@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,10 +58,24 @@ def generate(
     parse_all((*options.include, *options.exclude))
     validate_overrides(options.overrides, options.name_style)
     try:
-        document, name = load_source(source)
-        return _generate(document, name, options, ref_options)
+        with _no_cycle_collection():
+            document, name = load_source(source)
+            return _generate(document, name, options, ref_options)
     except RecursionError:  # only a pathological spec nests deep enough (real ones: ≤ 30 levels)
         raise LoadError(f"{source}: the spec is nested too deeply to be processed") from None
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused: a large spec is hundreds of thousands of live dicts, which
+    each full collection walks again (a fifth of the run), and generation leaves little cyclic garbage."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: RefOptions) -> Generation:

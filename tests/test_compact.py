@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from openapi2mcp.compact import AS_IS, PLANS, Ladder, Shrinker, Sizer, shorten
+from openapi2mcp.compact import AS_IS, PLANS, Shrinker, shorten
+from openapi2mcp.compact_sizes import Ladder, Sizer
 from openapi2mcp.schemas import schema_size
 
 LONG = "First sentence here. " + "x" * 300
@@ -146,3 +147,41 @@ def test_shared_dicts_are_measured_and_built_once_per_depth_and_stay_shared() ->
     form = shrinker.root(schema, 1)
     assert form["properties"]["one"] is form["properties"]["two"]
     assert Sizer().root(schema)[1] == schema_size(form)
+
+
+def nested(depth: int) -> dict[str, Any]:
+    """An object `depth` levels deep, each level with a long description and an example."""
+    node: dict[str, Any] = {"type": "string", "description": "Leaf. " + "y" * 200, "examples": ["x"]}
+    for level in range(depth):
+        node = {
+            "type": "object",
+            "description": f"Level {level}. " + "z" * 200,
+            "example": {"k": level},
+            "properties": {"next": node, "ref": {"$ref": "#/$defs/Thing", "description": "A ref. More."}},
+        }
+    return node
+
+
+AWKWARD: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "deep": nested(12),  # deeper than every plan's nesting cut
+        "only_text": {"description": "Nothing but a description. " + "w" * 200},
+        "only_examples": {"examples": [1, 2.5, None, True]},
+        "odd_description": {"type": "object", "description": ["not", "text"], "properties": {}},
+        "empty": {},
+        "list_type": {"type": ["string", "null"], "description": "Two types."},
+        "groups": {"anyOf": [{"type": "string"}, {"not": {"type": "null"}}], "allOf": []},
+        "map": {"type": "object", "additionalProperties": nested(3), "patternProperties": {"^x": {}}},
+        "unicode": {"type": "string", "description": "Ünïcödé ✓ " * 30, "enum": ["é", "✓"]},
+    },
+    "required": ["deep"],
+    "$defs": {"Thing": nested(2), "Empty": {}},
+}
+
+
+@pytest.mark.parametrize("index", range(len(PLANS)))
+def test_the_sizer_is_exact_on_awkward_schemas_too(index: int) -> None:
+    schemas: list[dict[str, Any]] = [AWKWARD, {}, {"type": "object"}, {"properties": {}}]
+    for schema in schemas:
+        assert Sizer().root(schema)[index] == schema_size(Shrinker().root(schema, index)), schema

@@ -1,0 +1,29 @@
+"""The smoke-sized benchmark (issue 6) as CI runs it: every target of the results table on cloudflare,
+timings with report.SMOKE_SLACK of slack (a gross regression fails, the noise of a shared machine does
+not), sizes and memory as they are. The full benchmark is `bash benchmarks/run` (benchmarks/README.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from corpus_specs import CORPUS_MISSING, CORPUS_SPECS, REPO
+
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+
+
+@pytest.mark.skipif(not (CORPUS_SPECS / "cloudflare.json").exists(), reason=CORPUS_MISSING)
+def test_the_smoke_benchmark_meets_every_target() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--smoke"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=840,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = done.stdout
+    for figure in ("generate (1,533 operations)", "spawn → first tools/list", "tools/list size", "calls/s"):
+        assert figure in table
+    assert "MISSED" not in table
