@@ -81,12 +81,26 @@ def prepare(spec: Path, workdir: Path) -> Subject:
     data = json.loads((out / PACKAGE_NAME / "tool_data.json").read_bytes())
     for tool, body in _candidates(data):
         route = data["routes"][tool["name"]]
-        operation = (route["method"], route["path"], route.get("operationId"))
+        operation = (route["method"], route["path"], operation_id(spec, route["method"], route["path"]))
         return Subject(spec, out, tool["name"], operation, json.dumps(body).encode())
     raise RuntimeError(f"{spec}: no GET tool without required arguments to call")
 
 
+def operation_id(spec: Path, method: str, path: str) -> str | None:
+    """The operationId of METHOD path in the spec (for a peer that names tools after it)."""
+    from openapi2mcp.loader import load_source
+
+    document, _ = load_source(str(spec))
+    paths = document.get("paths") if isinstance(document, dict) else None
+    item = paths.get(path) if isinstance(paths, dict) else None
+    operation = item.get(method.lower()) if isinstance(item, dict) else None
+    found = operation.get("operationId") if isinstance(operation, dict) else None
+    return found if isinstance(found, str) else None
+
+
 def _candidates(data: Mapping[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]:
+    """GET tools without required arguments, with a body their output schema accepts (a tool whose
+    result is wrapped, `{"result": ...}`, gets the inner value as its body)."""
     from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     for tool in data["tools"]:
@@ -94,8 +108,10 @@ def _candidates(data: Mapping[str, Any]) -> Iterator[tuple[dict[str, Any], Any]]
         if not route or route["method"] != "GET" or tool["inputSchema"].get("required"):
             continue
         schema = tool.get("outputSchema") or {"type": "object"}
-        body = minimal_instance(schema)
-        if Draft202012Validator(schema).is_valid(body):
+        wrapped = bool(route.get("wrapped"))
+        inner = schema.get("properties", {}).get("result", {}) if wrapped else schema
+        body = minimal_instance(inner)
+        if Draft202012Validator(schema).is_valid({"result": body} if wrapped else body):
             yield tool, body
 
 

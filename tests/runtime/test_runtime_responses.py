@@ -352,3 +352,24 @@ async def test_response_bodies_echoing_a_credential_are_redacted(
     result = await call(make_runtime(DATA, {"T_API_KEY_KEY": key}), "getAny", {})
     assert result.structured_content == {"echo": "key=[REDACTED]", "also": "Bearer [REDACTED]"}
     assert key not in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("schema", "expected"),
+    [
+        ({"type": "object"}, True),
+        ({"type": "object", "description": "d", "x-ext": 1, "$schema": "s"}, True),
+        ({"type": "object", "properties": {"a": {}, "b": {"description": "b", "title": "B"}}}, True),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, False),
+        ({"type": "object", "properties": {"a": {}}, "additionalProperties": False}, False),
+        ({"type": "object", "required": ["a"]}, False),
+        ({"type": "object", "properties": {"a": True}}, False),
+        ({"type": ["object", "null"]}, False),
+        ({"properties": {"a": {}}}, False),
+        ({}, False),
+    ],
+)
+def test_any_object_only_for_schemas_that_accept_every_object(schema: dict[str, Any], expected: bool) -> None:
+    from .conftest import template_module
+
+    assert template_module("responses").any_object(schema) is expected

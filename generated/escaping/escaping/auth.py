@@ -58,6 +58,7 @@ class Credentials:
     def __init__(self, schemes: Mapping[str, Any], env: Mapping[str, str], base_url: str) -> None:
         self.schemes, self.env, self.base_url = schemes, env, base_url
         self.secrets: set[str] = set()
+        self._longest_first: list[str] = []  # the secrets, a longer one replaced before its parts
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
         self._tokens: dict[tuple[str, str], tuple[str, float]] = {}
         self._lock: anyio.Lock | None = None
@@ -78,10 +79,11 @@ class Credentials:
         for value in values:
             if value and len(value) >= 6:
                 self.secrets.update({value, quote_plus(value), ser.pct(value)})
+        self._longest_first = sorted(self.secrets, key=len, reverse=True)
 
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
-        for secret in sorted(self.secrets, key=len, reverse=True):
+        for secret in self._longest_first:
             if secret in text:
                 text = text.replace(secret, "[REDACTED]")
         return text

@@ -214,6 +214,30 @@ def json_path(parts: Sequence[Any]) -> str:
     return out
 
 
+_ANNOTATIONS = frozenset(
+    ("title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment")
+)
+
+
+def _annotation(key: str) -> bool:
+    return key in _ANNOTATIONS or key == "$schema" or key.startswith("x-")
+
+
+def any_object(schema: Any) -> bool:
+    """Whether `schema` accepts exactly the JSON objects: `type: object`, properties that accept
+    anything, annotations (a compact output schema often is no more): no validator needed."""
+    if not isinstance(schema, dict) or schema.get("type") != "object":
+        return False
+    for key, value in schema.items():
+        if key == "properties" and isinstance(value, dict):
+            vacuous = (isinstance(sub, dict) and all(map(_annotation, sub)) for sub in value.values())
+            if all(vacuous):
+                continue
+        if key != "type" and not _annotation(key):
+            return False
+    return True
+
+
 def first_problem(errors: Sequence[Any]) -> str | None:
     """`$.path: message` for the shallowest jsonschema error, or None."""
     if not errors:
