@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .stdio_client import StdioServer
+from .stdio_client import StdioServer, close_and_reap
 
 UPSTREAM_START_TIMEOUT = 30.0
 
@@ -83,13 +83,7 @@ def upstream(body: bytes, workdir: Path) -> Iterator[str]:
             raise RuntimeError("the benchmark upstream did not start")
         yield f"http://127.0.0.1:{port}"
     finally:
-        if process.stdin:
-            process.stdin.close()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        close_and_reap(process, 10)
 
 
 def raw_get_seconds(base_url: str, count: int) -> list[float]:

@@ -59,13 +59,7 @@ class StdioServer:
         if process is None:
             return
         self._selector.close()
-        if process.stdin:
-            process.stdin.close()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        close_and_reap(process, 5)
         if process.stdout:
             process.stdout.close()
 
@@ -147,6 +141,17 @@ class StdioServer:
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
+
+
+def close_and_reap(process: subprocess.Popen[bytes], timeout: float) -> None:
+    """Close the process's stdin (its signal to stop), wait up to `timeout` s, else kill it; always reaped."""
+    if process.stdin:
+        process.stdin.close()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _result(line: bytes) -> dict[str, Any]:

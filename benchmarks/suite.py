@@ -110,7 +110,7 @@ def _generation_rows(spec: Path, workdir: Path, settings: Settings, peer: Path |
     ]
     if settings.curve:
         points = generation.generation_curve(
-            spec, CURVE_FRACTIONS, max(3, settings.rounds // 2), workdir / "curve", spread=True
+            spec, CURVE_FRACTIONS, settings.rounds, workdir / "curve", spread=True
         )
         curve = ", ".join(f"{p.operations}: {seconds(p.seconds)}" for p in points)
         value = generation.linearity(points)
