@@ -215,7 +215,16 @@ def json_path(parts: Sequence[Any]) -> str:
 
 
 _ANNOTATIONS = frozenset(
-    ("title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly", "$comment")
+    (
+        "title",
+        "description",
+        "examples",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+    )
 )
 
 
@@ -230,7 +239,9 @@ def any_object(schema: Any) -> bool:
         return False
     for key, value in schema.items():
         if key == "properties" and isinstance(value, dict):
-            vacuous = (isinstance(sub, dict) and all(map(_annotation, sub)) for sub in value.values())
+            vacuous = (
+                isinstance(sub, dict) and all(map(_annotation, sub)) for sub in value.values()
+            )
             if all(vacuous):
                 continue
         if key != "type" and not _annotation(key):
