@@ -31,6 +31,7 @@ class Server:
     env: Mapping[str, str]
     tool: str | Callable[[list[dict[str, Any]]], str | None] | None = None
     arguments: Mapping[str, Any] = field(default_factory=dict)
+    settle_seconds: float = 0.0  # a pause after it exits (a heavy peer's memory is given back first)
 
 
 @dataclass
@@ -126,3 +127,4 @@ def _measure_one(server: Server, into: Figures, calls: int, warmup: int) -> None
             process.call_seconds(tool, server.arguments, warmup)
             into.call_seconds.extend(process.call_seconds(tool, server.arguments, calls))
         into.rss_kib, into.peak_kib = process.rss_kib()
+    time.sleep(server.settle_seconds)

@@ -13,6 +13,7 @@ from . import fastmcp_peer, generation, http_load, stdio_bench, subject
 from .report import Row, mib, ratio, seconds, size
 
 CURVE_FRACTIONS = (0.125, 0.25, 0.5, 0.75, 1.0)
+PEER_SETTLE_SECONDS = 3.0  # FastMCP's server takes up to 0.8 GiB: let the machine settle before ours run
 OTHER_HTTP_CLIENTS = ("httpx2", "httpx")  # the runtime measured with each library instead of its own client
 MIB = 1024
 
@@ -83,7 +84,8 @@ def _peer_server(python: Path, spec: Path, base_url: str, target: subject.Subjec
         return fastmcp_peer.tool_name(tools, method, path, operation_id)
 
     env = {"PATH": os.environ.get("PATH", "")}
-    return stdio_bench.Server("FastMCP", fastmcp_peer.server_command(python, spec, base_url), env, find)
+    command = fastmcp_peer.server_command(python, spec, base_url)
+    return stdio_bench.Server("FastMCP", command, env, find, settle_seconds=PEER_SETTLE_SECONDS)
 
 
 def _generation_rows(spec: Path, workdir: Path, settings: Settings, peer: Path | None) -> list[Row]:

@@ -284,6 +284,24 @@ async def test_a_timeout_is_an_error_and_the_server_keeps_running(
     assert result.structured_content == {"ok": True}
 
 
+async def test_a_call_cancelled_from_outside_is_cancelled_not_a_timeout_and_the_next_call_works(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    """The client's cancellation (an anyio cancel scope, as the SDK's) passes through the runtime's
+    asyncio.timeout: no 'did not answer' error, no broken connection left in the pool."""
+    import anyio
+
+    tools = make_runtime(DATA, {"T_TIMEOUT": "5"})
+    upstream.reply(body=b"{}", delay=1.0)
+    with anyio.move_on_after(0.3) as scope:
+        await call(tools, "getAny", {})
+        raise AssertionError("the call was not cancelled")
+    assert scope.cancelled_caught
+    upstream.reply(body=b'{"ok": true}')
+    result = await call(tools, "getAny", {})
+    assert result.structured_content == {"ok": True}
+
+
 async def test_connection_refused_is_an_actionable_error(make_runtime: Make) -> None:
     tools = make_runtime(DATA, base_url=f"http://127.0.0.1:{closed_port()}/api")
     _assert_error(
