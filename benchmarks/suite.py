@@ -189,6 +189,10 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
             noisy=True,
         ),
         Row(
+            "the floor: an empty server's no-op call ÷ raw HTTP GET (SDK stdio transport)",
+            ratio(empty.call / raw.call),
+        ),
+        Row(
             "call p99 ÷ median",
             ratio(tail),
             of(lambda p: ratio(p.p99 / p.call) if p.call_seconds else ""),
