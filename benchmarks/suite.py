@@ -200,6 +200,7 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
             tail,
             2.0,
             noisy=True,
+            tail=True,
         ),
         Row(
             "tool call with the runtime's HTTP client (median): built-in / httpx2 / httpx",

@@ -22,6 +22,12 @@ def test_smoke_slack_loosens_timings_only() -> None:
     assert missed([timing, size, rate], 2.0) == [size]
 
 
+def test_a_tail_latency_is_checked_in_full_runs_only() -> None:
+    p99 = Row("p99", "10x", value=10.0, limit=2.0, noisy=True, tail=True)
+    assert p99.verdict() == "MISSED"
+    assert p99.verdict(2.0) == ""
+
+
 def test_the_table_has_a_peer_column_only_when_compared() -> None:
     rows = [Row("spawn", "1.0 s", "11 s", "≤ 1.5x", 1.2, 1.5)]
     assert table("x", rows, with_peer=False).splitlines()[2] == "| figure | openapi2mcp | target | met |"
