@@ -1,7 +1,8 @@
 """Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
 
 Copied verbatim into every generated package with its siblings: `settings.py` (the environment),
-`serialize.py` (arguments → request), `auth.py` (credentials), `responses.py` (answer → result),
+`serialize.py` (arguments → request), `auth.py` (credentials), `sending.py` (request → API answer,
+through `http_client.py`), `responses.py` (answer → result),
 `hooks_api.py` and `hooks_runner.py` (the user's hooks.py); their docstrings say the rules.
 Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
@@ -20,12 +21,11 @@ import logging
 import os
 import re
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
@@ -33,8 +33,8 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
-    import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
+    import sending as snd  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import (  # type: ignore[import-not-found,unused-ignore]
         DEFAULT_MAX_RESPONSE_BYTES,
@@ -47,16 +47,16 @@ else:
         from . import auth
         from . import hooks_api as hk
         from . import hooks_runner as run
-        from . import http_client as http
         from . import responses as res
+        from . import sending as snd
         from . import serialize as ser
         from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
     except ImportError:  # loaded as a top-level module, next to its siblings
         import auth
         import hooks_api as hk
         import hooks_runner as run
-        import http_client as http
         import responses as res
+        import sending as snd
         import serialize as ser
         from settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
 
@@ -69,14 +69,10 @@ __all__ = [
 ]
 logger = logging.getLogger(__name__)
 
-_DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
-_ACCEPT = "application/json, */*;q=0.8"
-_UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
 
 
-class ToolError(Exception):
-    """A failed call, reported to the model as an isError result with this (safe) message."""
+ToolError = snd.ToolError
 
 
 class ToolRuntime:
@@ -99,13 +95,12 @@ class ToolRuntime:
         self._routes: dict[str, ser.Route] = {}
         self._validators: dict[tuple[str, str], Any] = {}
         self._list: dict[str, Any] | None = None
-        self._client: http.HttpClient | None = None
-        agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
-        self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
         schemes = data.get("securitySchemes") or {}
         self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
         sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
         self.credentials.add_secrets(*sensitive)
+        agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
+        self.sender = snd.Sender(settings, self.credentials, self.hooks, agent)
 
     @classmethod
     def load(
@@ -244,7 +239,7 @@ class ToolRuntime:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
-        answer = await self._send(request, chosen, base_url, call)
+        answer = await self.sender.send(request, chosen, base_url, call)
         if answer.kind in ("json", "text") and self.credentials.secrets:
             answer = replace(
                 answer, body=self.credentials.scrub(answer.body.decode("latin-1")).encode("latin-1")
@@ -282,123 +277,6 @@ class ToolRuntime:
             self._validators[(kind, name)] = validator
         return validator
 
-    # ---- HTTP -------------------------------------------------------------------------------
-
-    def _http(self) -> http.HttpClient:
-        """The shared HTTP client (keep-alive pool), created on first use; the log lines of httpx2
-        (which it uses through a proxy) are scrubbed too."""
-        if self._client is None:
-            via_httpx2 = self.settings.http_client == "httpx2"
-            self._client = http.HttpClient(
-                max_connections=32, env=self.settings.env, via_httpx2=via_httpx2
-            )
-            logging.getLogger("httpx2").addFilter(self._log_filter)
-        return self._client
-
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
-        client, self._client = self._client, None
-        if client is not None:
-            logging.getLogger("httpx2").removeFilter(self._log_filter)
-            await client.aclose()
-
-    def _log_filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        if (clean := self.credentials.scrub(message)) != message:
-            record.msg, record.args = clean, None
-        return True
-
-    def _headers(
-        self,
-        extra: Mapping[str, str],
-        content_type: str | None,
-        cookies: Sequence[str] = (),
-        to_api: bool = True,
-    ) -> list[tuple[bytes, bytes]]:
-        """Defaults < PREFIX_HEADERS (API requests only) < parameters and credentials; one Cookie."""
-        merged = {"user-agent": ("User-Agent", self._user_agent), "accept": ("Accept", _ACCEPT)}
-        configured = list(self.settings.headers.items()) if to_api else []
-        for name, value in [*configured, *extra.items()]:
-            merged[name.lower()] = (name, value)
-        if content_type:
-            merged["content-type"] = ("Content-Type", content_type)
-        if cookies:
-            static = merged.get("cookie", ("", ""))[1]
-            merged["cookie"] = ("Cookie", "; ".join([static, *cookies] if static else cookies))
-        return [(name.encode("ascii"), value.encode()) for name, value in merged.values()]
-
-    async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
-        """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
-        return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
-
-    async def _send(
-        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str, call: hk.Call
-    ) -> res.Upstream:
-        """Send with credentials, then the before_request hooks; after a 401 on a fetched OAuth2
-        token, fetch anew and retry once."""
-        stale: dict[tuple[str, str], str] = {}
-        while True:
-            attempt = replace(
-                request,
-                query=[*request.query],
-                headers={**request.headers},
-                cookies=[*request.cookies],
-            )
-            used = await self.credentials.apply(attempt, chosen, stale, self._post)
-            headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
-            method, url, body = attempt.method, attempt.url(base_url), attempt.body
-            if self.hooks.hooks:  # its before_request hooks run, and call.request is set
-                named = {name.decode(): value.decode() for name, value in headers}
-                wanted = hk.Request.parse(method, url, named, body)
-                hooks = self.hooks.before_for(call.tool)
-                method, url, headers, body = await run.run_before(hooks, call, wanted)
-            answer = await self._exchange(method, url, headers, body)
-            call.status, call.response_headers = answer.status, answer.headers
-            logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
-            if answer.status != 401 or not used or stale:
-                return answer
-            stale = used
-
-    async def _exchange(
-        self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes | None
-    ) -> res.Upstream:
-        """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
-        shown, timeout = self.credentials.shown_url(url), self.settings.timeout
-        what = f"{method} {shown}"
-        try:
-            with anyio.fail_after(timeout):
-                answer = await self._http().exchange(
-                    method,
-                    url,
-                    headers,
-                    body,
-                    cap=self.settings.max_response_bytes,
-                    drain_limit=_DRAIN_LIMIT,
-                )
-        except TimeoutError:
-            raise ToolError(
-                f"The API did not answer {what} within {timeout:g} seconds ({self.settings.prefix}"
-                "_TIMEOUT). It may be overloaded or unreachable: try again later."
-            ) from None
-        except http.ConnectFailed as error:
-            problem = "a TLS/certificate error" if error.tls else "the connection failed"
-            raise ToolError(
-                f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
-                f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
-            ) from None
-        except http.HttpError as error:
-            raise ToolError(
-                f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
-                " The request may or may not have been processed."
-            ) from None
-        omitted = answer.total - len(answer.kept)
-        return res.Upstream(
-            method,
-            shown,
-            answer.status,
-            answer.reason,
-            answer.headers,
-            answer.kept,
-            omitted,
-            answer.cut_short,
-        )
+        await self.sender.aclose()

@@ -322,7 +322,7 @@ async def test_an_unexpected_exception_is_a_generic_error_logged_without_secrets
     async def explode(*_: Any) -> Any:
         raise RuntimeError("boom with sekret-api-key-123")
 
-    monkeypatch.setattr(tools, "_send", explode)
+    monkeypatch.setattr(tools.sender, "send", explode)
     caplog.set_level(logging.ERROR)
     result = await call(tools, "getAny", {})
     _assert_error(result, "Internal error in the MCP server while running 'getAny'")
