@@ -5,6 +5,7 @@ arguments whose output schema accepts the upstream's body (a minimal instance of
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ class Subject:
     operation: tuple[str, str, str | None]  # its METHOD, path, operationId (to find a peer's tool)
     body: bytes  # the upstream's fixed answer, accepted by the tool's output schema
 
-    @property
+    @functools.cached_property
     def tool_data(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads((self.out / PACKAGE_NAME / "tool_data.json").read_bytes())
         return data

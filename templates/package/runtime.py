@@ -94,6 +94,7 @@ class ToolRuntime:
         self._raw_routes: Mapping[str, Any] = data["routes"]
         self._routes: dict[str, ser.Route] = {}
         self._validators: dict[tuple[str, str], Any] = {}
+        self._any_object: dict[str, bool] = {}
         self._list: dict[str, Any] | None = None
         schemes = data.get("securitySchemes") or {}
         self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
@@ -258,12 +259,18 @@ class ToolRuntime:
 
     def _output_problem(self, name: str, value: Any) -> str | None:
         schema = self._by_name[name].get("outputSchema") or {}
-        if isinstance(value, dict) and res.any_object(schema):
+        if isinstance(value, dict) and self._accepts_any_object(name, schema):
             return None
         problem: str | None = res.first_problem(
             list(self._validator("out", name, schema).iter_errors(value))
         )
         return problem
+
+    def _accepts_any_object(self, name: str, schema: Mapping[str, Any]) -> bool:
+        """Whether the tool's output schema takes every object (no validator needed); once a tool."""
+        if name not in self._any_object:
+            self._any_object[name] = res.any_object(schema)
+        return self._any_object[name]
 
     def _validator(self, kind: str, name: str, schema: Mapping[str, Any]) -> Any:
         """Compiled once per tool: inputs also check `format`; outputs are checked as clients do."""
