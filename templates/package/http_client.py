@@ -1,4 +1,4 @@
-"""A lean async HTTP/1.1 client for the runtime: asyncio streams + h11, one keep-alive pool.
+"""A lean async HTTP/1.1 client for the runtime: asyncio streams, one keep-alive pool.
 
 - `exchange` sends the URL as given (pre-encoded) with the headers httpx sends (the caller's win;
   only gzip and deflate are advertised, and decoded), and keeps at most `cap` decoded body bytes,
@@ -10,7 +10,8 @@
   through httpx2 instead, imported only then; `via_httpx2=True` sends every request through it
   (PREFIX_HTTP_CLIENT=httpx2), with the same answers and errors.
 Its siblings: http_types.py (Answer, Headers, errors), http_request.py (URL, headers, proxies),
-http_body.py (decoding and the cap), http_connection.py (one connection), http_httpx2.py.
+http_body.py (decoding and the cap), http_connection.py (one connection), http_wire.py (the bytes on
+the wire), http_httpx2.py.
 """
 
 from __future__ import annotations
@@ -23,11 +24,9 @@ from collections import deque
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import h11
-
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
-    from http_body import Sink  # type: ignore[import-not-found,unused-ignore]
-    from http_connection import Connection, Origin, Stale, frame  # type: ignore[import-not-found,unused-ignore]
+    import http_wire as wire  # type: ignore[import-not-found,unused-ignore]
+    from http_connection import Connection, Origin, Stale  # type: ignore[import-not-found,unused-ignore]
     from http_httpx2 import Httpx2Route  # type: ignore[import-not-found,unused-ignore]
     from http_request import (  # type: ignore[import-not-found,unused-ignore]
         Target,
@@ -46,8 +45,8 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     )
 else:
     try:
-        from .http_body import Sink
-        from .http_connection import Connection, Origin, Stale, frame
+        from . import http_wire as wire
+        from .http_connection import Connection, Origin, Stale
         from .http_httpx2 import Httpx2Route
         from .http_request import Target, environment_proxies, parse_url, proxy_for
         from .http_types import (
@@ -60,8 +59,8 @@ else:
             short,
         )
     except ImportError:  # loaded as a top-level module, next to its siblings
-        from http_body import Sink
-        from http_connection import Connection, Origin, Stale, frame
+        import http_wire as wire
+        from http_connection import Connection, Origin, Stale
         from http_httpx2 import Httpx2Route
         from http_request import Target, environment_proxies, parse_url, proxy_for
         from http_types import (
@@ -101,7 +100,7 @@ class HttpClient:
 
     @property
     def open_connections(self) -> int:
-        """Connections of the h11 route (httpx2's are its own)."""
+        """Connections of the built-in route (httpx2's are its own)."""
         return self._open
 
     async def exchange(
@@ -121,10 +120,8 @@ class HttpClient:
         via_httpx2 = self._via_httpx2 or proxy is not None
         try:  # an invalid request is neither sent nor connected for, on either route
             all_headers = target.headers(method, headers, body)
-            request = h11.Request(method=method, target=target.target, headers=all_headers)
-            if via_httpx2:  # the h11 route checks the framing as it sends, before writing
-                frame(h11.Connection(h11.CLIENT), request, body)
-        except h11.LocalProtocolError as error:
+            request = wire.encode_request(method, target.target, all_headers, body)
+        except wire.InvalidRequest as error:
             raise HttpError(f"invalid request ({error})") from None
         if via_httpx2:
             route = self._httpx2_route()
@@ -132,54 +129,23 @@ class HttpClient:
                 proxy, target, method, url, headers, body, cap=cap, drain_limit=drain_limit
             )
         origin = (target.scheme, target.host, target.port)
+        close_after = wire.asks_close(all_headers)
         for fresh in (False, True):
             conn, reused = await self._acquire(origin, fresh)
             answer = None
             try:
-                answer = await self._run(conn, request, body, cap, drain_limit)
+                answer = await conn.exchange(method, request, close_after, cap, drain_limit)
                 return answer
             except Stale:
                 if not reused or fresh:
                     raise ConnectionBroken(
                         "the server closed the connection without answering"
                     ) from None
-            except h11.LocalProtocolError as error:  # the caller's framing headers do not fit
-                raise HttpError(f"invalid request ({error})") from None
-            except (OSError, h11.RemoteProtocolError, zlib.error) as error:
+            except (OSError, wire.Malformed, zlib.error) as error:
                 raise ConnectionBroken(short(error)) from None
             finally:
-                self._release(conn, answer is not None and conn.reusable())
+                self._release(conn, answer is not None and conn.reusable)
         raise AssertionError("unreachable")
-
-    async def _run(
-        self,
-        conn: Connection,
-        request: h11.Request,
-        body: bytes | None,
-        cap: int,
-        drain_limit: int,
-    ) -> Answer:
-        await conn.send(request, body)
-        event = await conn.next_event()
-        while isinstance(event, h11.InformationalResponse):
-            event = await conn.next_event()
-        if not isinstance(event, h11.Response):
-            raise ConnectionBroken(f"unexpected {type(event).__name__} instead of an answer")
-        headers = Headers.from_raw(event.headers.raw_items())
-        sink = Sink(cap, drain_limit, headers.get("content-encoding"))
-        while not sink.cut:
-            part = await conn.next_event()
-            if isinstance(part, h11.Data):
-                sink.add(part.data)
-            elif isinstance(part, h11.EndOfMessage):
-                sink.finish()
-                break
-            else:
-                raise ConnectionBroken(f"unexpected {type(part).__name__} in the answer")
-        if not sink.cut:
-            conn.finish_cycle()
-        reason = event.reason.decode("ascii", errors="ignore")
-        return Answer(event.status_code, reason, headers, bytes(sink.kept), sink.total, sink.cut)
 
     # ---- routes --------------------------------------------------------------------------------
 

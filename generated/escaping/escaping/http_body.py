@@ -57,6 +57,11 @@ class Sink:
             if self.cut:
                 return
 
+    def take(self, data: bytes) -> bool:
+        """`add`; False once cut (read no more)."""
+        self.add(data)
+        return not self.cut
+
     def finish(self) -> None:
         for index, stage in enumerate(self._stages):
             for piece in self._through(index + 1, stage.flush()):

@@ -1,5 +1,6 @@
 """MCP over stdio on the event loop itself: the SDK's `stdio_server()` reads and writes the pipes through
-worker threads (three thread hand-offs per request); this transport uses asyncio's pipe transports.
+worker threads (three thread hand-offs per request); this transport uses asyncio's pipe transports,
+read and written by the SDK's own tasks through the stream objects it expects (no task in between).
 
 It keeps the SDK's safety rule: while serving, fd 0 reads the null device and fd 1 writes to stderr, so a
 stray print() or a child process cannot corrupt the protocol stream; both are restored on exit. When
@@ -81,47 +82,83 @@ async def _serve(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Any, Any]]:
         asyncio.streams.FlowControlMixin, out_file
     )
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
-    read_send, read_receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-    write_send, write_receive = anyio.create_memory_object_stream[SessionMessage](0)
     try:
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_read_messages, reader, read_send)
-            tasks.start_soon(_write_messages, writer, write_receive)
-            yield read_receive, write_send
-            tasks.cancel_scope.cancel()
+        yield LineReadStream(reader), LineWriteStream(writer)
     finally:
         read_transport.close()
         write_transport.close()
 
 
-async def _read_messages(reader: asyncio.StreamReader, send: Any) -> None:
-    """Each line is one JSON-RPC message; a line that is not one is passed on as the exception."""
-    async with send:
-        while True:
+class LineReadStream:
+    """The SDK's ReadStream over the pipe: each line one JSON-RPC message, parsed by the task that
+    receives it (no reader task, no hand-off); a line that is not one is received as the exception.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader, self._closed = reader, False
+
+    async def receive(self) -> SessionMessage | Exception:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        line = b""
+        while not line.strip():  # blank lines between messages are skipped
+            if self._reader.at_eof():
+                raise anyio.EndOfStream
             try:
-                line = await reader.readuntil(b"\n")
+                line = await self._reader.readuntil(b"\n")
             except asyncio.IncompleteReadError as end:
                 line = end.partial
             except asyncio.LimitOverrunError:
-                return
-            if not line:
-                return
-            try:
-                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-            except (
-                ValueError
-            ) as error:  # pydantic's ValidationError; the server answers it, as with the SDK's
-                await send.send(error)
-                continue
-            await send.send(SessionMessage(message))
+                raise anyio.EndOfStream from None
+        try:
+            message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+        except (
+            ValueError
+        ) as error:  # pydantic's ValidationError; the server answers it, as the SDK's
+            return error
+        return SessionMessage(message)
+
+    def __aiter__(self) -> LineReadStream:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> LineReadStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
-async def _write_messages(writer: asyncio.StreamWriter, receive: Any) -> None:
-    async with receive:
-        async for session_message in receive:
-            data = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
-            writer.write(data.encode() + b"\n")
-            try:
-                await writer.drain()
-            except ConnectionError:  # the client closed its end: nothing more can be said
-                return
+class LineWriteStream:
+    """The SDK's WriteStream over the pipe: `send` writes the message's line at once (a line is
+    never split between messages) and waits only while the pipe is full."""
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer, self._closed = writer, False
+
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
+        self._writer.write(data.encode() + b"\n")
+        try:
+            await self._writer.drain()
+        except ConnectionError:  # the client closed its end: nothing more can be said
+            raise anyio.BrokenResourceError from None
+
+    async def aclose(self) -> None:
+        self._closed = True
+
+    async def __aenter__(self) -> LineWriteStream:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()

@@ -1,9 +1,10 @@
 """The httpx2 route of the runtime's HTTP client: through a proxy from the environment, and for
 every exchange when PREFIX_HTTP_CLIENT=httpx2. httpx2 is imported on first use only.
 
-Same contract as the h11 route: the same request headers (the client's defaults are ours), the
+Same contract as the built-in route: the same request headers (the client's defaults are ours), the
 body read raw and decoded by http_body.Sink (same codings, cap and bounded pieces), and httpx2's
-errors mapped to HttpError, ConnectFailed (with the h11 route's messages) and ConnectionBroken."""
+errors mapped to HttpError, ConnectFailed (with the built-in route's messages) and ConnectionBroken.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ import zlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import h11
 
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import httpx2
@@ -63,7 +62,7 @@ __all__ = ["Httpx2Route"]
 
 class Httpx2Route:
     """One httpx2.AsyncClient per proxy URL (None: direct), with the limits and TLS context of the
-    h11 route; close with `aclose()`."""
+    built-in route; close with `aclose()`."""
 
     def __init__(
         self, *, max_connections: int, max_idle: int, tls: Callable[[], ssl.SSLContext]
@@ -84,6 +83,7 @@ class Httpx2Route:
         drain_limit: int,
     ) -> Answer:
         client = self._client(proxy)
+        import h11  # loaded with httpx2 (httpcore2 uses it)
         import httpx2  # loaded by _client
 
         try:
@@ -138,7 +138,7 @@ class Httpx2Route:
 
 
 def _connect_failure(error: Exception, proxy: str | None, target: Target) -> ConnectFailed:
-    """The h11 route's message for the DNS, TCP or TLS error under httpx2's; through a proxy, the
+    """The built-in route's message for the DNS, TCP or TLS error under httpx2's; through a proxy, the
     host named is the proxy's unless TLS failed."""
     low = _os_error(error)
     host, port = target.host, target.port

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 from urllib.request import proxy_bypass_environment  # type: ignore[attr-defined,unused-ignore]
 
-import h11
-
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     from http_types import ConnectFailed, RawHeaders  # type: ignore[import-not-found,unused-ignore]
 else:
@@ -28,7 +26,7 @@ DEFAULT_HEADERS = (
     (b"Accept", b"*/*"),
     (b"Accept-Encoding", b"gzip, deflate"),
     (b"Connection", b"keep-alive"),
-    (b"User-Agent", f"python-h11/{getattr(h11, '__version__', '0')}".encode("ascii")),
+    (b"User-Agent", b"python-mcp-runtime"),  # the runtime always sets its own (see sending.py)
 )
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "QUERY"})  # Content-Length: 0 when empty
 _PORTS = {"http": 80, "https": 443}
