@@ -116,7 +116,9 @@ def write_script(tmp_path: Path) -> Path:
 
 
 def test_stdio_over_pipes_keeps_stray_output_off_the_wire_and_restores_the_fds(tmp_path: Path) -> None:
-    """Answers are read before stdin closes: at EOF the SDK cancels requests still in flight."""
+    """Answers are read before stdin closes: at EOF the SDK cancels requests still in flight. Blank
+    lines are skipped, a line that is not JSON-RPC costs only itself, and concurrent answers each get
+    a line of their own."""
     with subprocess.Popen(
         [sys.executable, str(write_script(tmp_path))],
         stdin=subprocess.PIPE,
@@ -124,15 +126,16 @@ def test_stdio_over_pipes_keeps_stray_output_off_the_wire_and_restores_the_fds(t
         stderr=subprocess.PIPE,
     ) as process:
         assert process.stdin and process.stdout
-        process.stdin.write(messages(*HANDSHAKE) + b"{broken\n" + messages(CALL))
+        calls = [{**CALL, "id": n} for n in range(2, 22)]
+        process.stdin.write(messages(*HANDSHAKE) + b"\n \n{broken\n" + messages(*calls))
         process.stdin.flush()
-        answers = [json.loads(process.stdout.readline()) for _ in range(2)]
+        answers = [json.loads(process.stdout.readline()) for _ in range(21)]
         process.stdin.close()
         assert process.stderr
         rest, errors = process.stdout.read(), process.stderr.read()
         assert process.wait(timeout=60) == 0
-    assert [a.get("id") for a in answers] == [1, 2]
-    assert answers[1]["result"]["content"][0]["text"] == "stdin is empty"
+    assert answers[0]["id"] == 1 and sorted(a["id"] for a in answers[1:]) == list(range(2, 22))
+    assert {a["result"]["content"][0]["text"] for a in answers[1:]} == {"stdin is empty"}
     assert rest == b"restored stdout\n"
     assert b"stray output" in errors and b"more stray output" in errors
 
