@@ -5,7 +5,7 @@
   counting up to `drain_limit` more.
 - At most `max_connections` open; a connection not read to the end, cancelled, or told to close is
   closed; a reused one that fails before any answer byte is retried once on a new connection.
-- No timeouts inside: wrap `exchange` in `anyio.fail_after` (asyncio backend only).
+- No timeouts inside: wrap `exchange` in `asyncio.timeout` (it runs on asyncio only).
 - A proxy set in the environment (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, any case) sends the request
   through httpx2 instead, imported only then; `via_httpx2=True` sends every request through it
   (PREFIX_HTTP_CLIENT=httpx2), with the same answers and errors.

@@ -242,9 +242,9 @@ class ToolRuntime:
         chosen = self.credentials.choose(route.security)
         answer = await self.sender.send(request, chosen, base_url, call)
         if answer.kind in ("json", "text") and self.credentials.secrets:
-            answer = replace(
-                answer, body=self.credentials.scrub(answer.body.decode("latin-1")).encode("latin-1")
-            )
+            text = answer.body.decode("latin-1")
+            if (clean := self.credentials.scrub(text)) is not text:  # the same str: nothing found
+                answer = replace(answer, body=clean.encode("latin-1"))
         check = partial(self._output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
         result: types.CallToolResult = res.tool_result(

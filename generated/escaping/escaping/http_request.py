@@ -5,6 +5,7 @@ only the codings http_body.py decodes), and the proxy the environment sets for a
 from __future__ import annotations
 
 import base64
+import functools
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -57,8 +58,10 @@ class Target:
         return out
 
 
+@functools.lru_cache(maxsize=512)
 def parse_url(url: str) -> Target:
-    """Split an http(s) URL; a bad one raises ConnectFailed."""
+    """Split an http(s) URL; a bad one raises ConnectFailed. (Targets are immutable: the last 512
+    are kept, as a tool's calls often repeat their URL.)"""
     try:
         parts = urlsplit(url)
         scheme, host, port = parts.scheme.lower(), parts.hostname or "", parts.port

@@ -41,6 +41,7 @@ _STATUS = re.compile(rb"HTTP/([0-9]\.[0-9]) ([0-9]{3})(?: ((?:[ \t]|[^\x00\s])*)
 _FIELD = re.compile(rb"([-!#$%&'*+.^_`|~0-9a-zA-Z]+):[ \t]*(.*?)[ \t]*")
 _LENGTH = re.compile(rb"[0-9]{1,20}")
 _CHUNK = re.compile(rb"([0-9A-Fa-f]{1,20})(?:;.*)?[ \t]*")
+_FRAMING_FIELDS = frozenset({b"connection", b"content-length", b"transfer-encoding"})
 
 
 class InvalidRequest(ValueError):
@@ -60,11 +61,20 @@ class Head(NamedTuple):
     status: int
     reason: bytes
     headers: RawHeaders
+    framing_values: dict[bytes, list[bytes]]  # see _framing_values
 
     def values(self, name: bytes) -> list[bytes]:
-        """The comma-separated values of every `name` header (lowercase name), lowercased."""
-        found = [value for key, value in self.headers if key.lower() == name]
-        return [part.strip().lower() for value in found for part in value.split(b",")]
+        """The comma-separated values of Connection, Content-Length or Transfer-Encoding (lowercase
+        name), lowercased."""
+        return self.framing_values.get(name, [])
+
+
+def _framing_values(headers: RawHeaders) -> dict[bytes, list[bytes]]:
+    found: dict[bytes, list[bytes]] = {}
+    for name, value in headers:
+        if (lower := name.lower()) in _FRAMING_FIELDS:
+            found.setdefault(lower, []).extend(p.strip().lower() for p in value.split(b","))
+    return found
 
 
 class Framing(NamedTuple):
@@ -126,7 +136,7 @@ def _checked_headers(headers: RawHeaders, parts: list[bytes]) -> tuple[int | Non
 
 def asks_close(headers: RawHeaders) -> bool:
     """Whether these (request) headers ask to close the connection after the exchange."""
-    return Head(b"1.1", 0, b"", headers).values(b"connection").count(b"close") > 0
+    return b"close" in _framing_values(headers).get(b"connection", ())
 
 
 # ---- answers -----------------------------------------------------------------------------------
@@ -147,7 +157,7 @@ async def read_head(reader: asyncio.StreamReader) -> Head:
         if status == 101:
             raise Malformed("unexpected 101 Switching Protocols")
         if status >= 200:
-            return Head(version, status, reason, headers)
+            return Head(version, status, reason, headers, _framing_values(headers))
 
 
 def framing(method: str, head: Head) -> Framing:

@@ -7,13 +7,12 @@ Every request carries `User-Agent: <server>-mcp/<version>` and `Accept: applicat
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
-
-import anyio
 
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import auth  # type: ignore[import-not-found,unused-ignore]
@@ -144,7 +143,7 @@ class Sender:
         shown, timeout = self.credentials.shown_url(url), self.settings.timeout
         what = f"{method} {shown}"
         try:
-            with anyio.fail_after(timeout):
+            async with asyncio.timeout(timeout):  # the runtime runs on asyncio (anyio's backend)
                 answer = await self._http().exchange(
                     method,
                     url,

@@ -109,7 +109,9 @@ def tool_result(
         return _success(answer, [text], {}, "the response body is empty", output_check)
     if kind == "json" and not answer.omitted:
         try:
-            value = json.loads(answer.body, parse_constant=_no_constant)
+            value = _JSON.decode(
+                answer.body.decode(json.detect_encoding(answer.body), "surrogatepass")
+            )
         except ValueError as error:
             return error_result(
                 f"The API answered {status} with Content-Type {answer.mime}, but the body is not valid"
@@ -197,6 +199,11 @@ def status_text(answer: Upstream) -> str:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+_JSON = json.JSONDecoder(
+    parse_constant=_no_constant
+)  # json.loads(parse_constant=) builds one a call
 
 
 def short(text: str, limit: int = 300) -> str:
