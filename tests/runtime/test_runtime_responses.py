@@ -372,6 +372,27 @@ async def test_response_bodies_echoing_a_credential_are_redacted(
     assert key not in text_of(result)
 
 
+async def test_a_credential_is_redacted_however_json_escapes_it(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    key = 'se"kret\\api-key-123'
+    inside = json.dumps(key)[1:-1]  # se\"kret\\api-key-123; below, its "s" as \u0073
+    upstream.reply(body=f'{{"{inside}": "k", "u": "\\u0073{inside[1:]}", "plain": "no secret"}}')
+    result = await call(make_runtime(DATA, {"T_API_KEY_KEY": key}), "getAny", {})
+    assert result.structured_content == {"[REDACTED]": "k", "u": "[REDACTED]", "plain": "no secret"}
+    assert text_of(result) == '{"[REDACTED]":"k","u":"[REDACTED]","plain":"no secret"}'
+
+
+async def test_a_result_without_a_credential_is_passed_on_as_it_is(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    upstream.reply(body=json.dumps({"echo": "sekret-api-key-12", "n": [1, {"k": None}]}))
+    tools = make_runtime(DATA, {"T_API_KEY_KEY": "sekret-api-key-123"})
+    result = await call(tools, "getAny", {})
+    assert result.structured_content == {"echo": "sekret-api-key-12", "n": [1, {"k": None}]}
+    assert tools._scrubbed(result) is result
+
+
 @pytest.mark.parametrize(
     ("schema", "expected"),
     [

@@ -59,6 +59,7 @@ class Credentials:
         self.schemes, self.env, self.base_url = schemes, env, base_url
         self.secrets: set[str] = set()
         self._longest_first: list[str] = []  # the secrets, a longer one replaced before its parts
+        self._json_forms: set[str] = set()  # the secrets as they appear inside JSON strings
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
         self._tokens: dict[tuple[str, str], tuple[str, float]] = {}
         self._lock: anyio.Lock | None = None
@@ -78,8 +79,10 @@ class Credentials:
     def add_secrets(self, *values: str | None) -> None:
         for value in values:
             if value and len(value) >= 6:
-                self.secrets.update({value, quote_plus(value), ser.pct(value)})
+                inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
+                self.secrets.update({value, quote_plus(value), ser.pct(value), inside_json})
         self._longest_first = sorted(self.secrets, key=len, reverse=True)
+        self._json_forms = {json.dumps(s, ensure_ascii=False)[1:-1] for s in self.secrets}
 
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
@@ -87,6 +90,15 @@ class Credentials:
             if secret in text:
                 text = text.replace(secret, "[REDACTED]")
         return text
+
+    def in_json(self, value: Any) -> bool:
+        """Whether a secret may occur in a key or string of decoded JSON `value`: looked for in its
+        JSON text (escaping is per character, so a string holding a secret holds its JSON form)."""
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):  # not plain JSON (a hook's result): assume it may
+            return True
+        return any(form in text for form in self._json_forms)
 
     def scrub_json(self, value: Any) -> Any:
         """Secrets out of decoded JSON too: an escaped (`\\/`, `\\u00e4`) secret is plain there."""

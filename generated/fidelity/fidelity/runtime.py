@@ -210,8 +210,15 @@ class ToolRuntime:
         )
 
     def _scrubbed(self, result: types.CallToolResult) -> types.CallToolResult:
-        if not self.credentials.secrets:
+        credentials = self.credentials
+        if not credentials.secrets:
             return result
+        texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+        structured = result.structured_content
+        if all(credentials.scrub(text) is text for text in texts) and (
+            structured is None or not credentials.in_json(structured)
+        ):
+            return result  # nothing to hide (scrub returns its argument when it finds nothing)
         scrubbed = [
             (
                 types.TextContent(text=self.credentials.scrub(c.text))
