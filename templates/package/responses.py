@@ -201,9 +201,8 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_JSON = json.JSONDecoder(
-    parse_constant=_no_constant
-)  # json.loads(parse_constant=) builds one a call
+# one decoder for every answer: json.loads(parse_constant=...) would build one a call
+_JSON = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def short(text: str, limit: int = 300) -> str:

@@ -112,9 +112,7 @@ class LineReadStream:
                 raise anyio.EndOfStream from None
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
-        except (
-            ValueError
-        ) as error:  # pydantic's ValidationError; the server answers it, as the SDK's
+        except ValueError as error:  # pydantic's ValidationError: passed on, as the SDK's does
             return error
         return SessionMessage(message)
 
