@@ -32,6 +32,10 @@ from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.loader import load_source
 from openapi2mcp.model import METHOD_ORDER
 
+from .subject import PACKAGE_NAME
+
+CURVE_FRACTIONS = (0.125, 0.25, 0.5, 0.75, 1.0)  # of the operations, for the generation curve
+
 TIMEOUT_SECONDS = 300.0  # one generation; the largest real specs take a few seconds
 _KIB_PER_MIB = 1024  # ru_maxrss is in KiB on Linux
 
@@ -182,9 +186,14 @@ def _bundled(spec: Path) -> Any:
 # One run ------------------------------------------------------------------------------------------------
 
 
+def output_dir(workdir: Path) -> Path:
+    """Where the runs in `workdir` generate the package (the last run's output stays)."""
+    return workdir / "out"
+
+
 def _run_once(spec: Path, workdir: Path) -> tuple[float, float]:
     """(wall seconds, peak MiB) of one `openapi2mcp generate` child process."""
-    out, log = workdir / "out", workdir / "generate.log"
+    out, log = output_dir(workdir), workdir / "generate.log"
     shutil.rmtree(out, ignore_errors=True)
     command = [
         sys.executable,
@@ -193,7 +202,7 @@ def _run_once(spec: Path, workdir: Path) -> tuple[float, float]:
         "generate",
         str(spec),
         "--name",
-        "bench",
+        PACKAGE_NAME,
         "-o",
         str(out),
     ]
@@ -265,7 +274,7 @@ def _print(spec: Path, runs: int, curve: str | None, workdir: Path) -> None:
         flush=True,
     )
     if curve is not None:
-        fractions = (0.125, 0.25, 0.5, 0.75, 1.0)
+        fractions = CURVE_FRACTIONS
         points = generation_curve(spec, fractions, runs, workdir / "curve", spread=curve == "spread")
         for point in points:
             print(f"  {point.operations:>6,} operations: {point.seconds:.2f} s, {point.peak_mib:.0f} MiB")

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from .stdio_client import PROTOCOL, ServerFailed, StdioServer
+from .stdio_client import PROTOCOL, ServerFailed, StdioServer, close_and_reap, proc_rss_kib
 
 READ_TIMEOUT = 60.0  # seconds for one HTTP exchange
 START_TIMEOUT = 60.0  # seconds for the server to accept connections
@@ -168,11 +168,7 @@ class HttpServer:
         if process is not None:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=STOP_TIMEOUT)
+            close_and_reap(process, STOP_TIMEOUT)  # its stdin is /dev/null: SIGTERM is its signal
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -202,7 +198,7 @@ class HttpServer:
     def rss_kib(self) -> tuple[int, int]:
         """The server's resident memory now and at its peak (VmRSS, VmHWM), in KiB."""
         assert self.process is not None
-        return _status_rss_kib(self.process.pid)
+        return proc_rss_kib(self.process.pid)
 
     def cpu_seconds(self) -> float:
         """User + system CPU time the server has used so far (/proc/PID/stat)."""
@@ -210,15 +206,6 @@ class HttpServer:
         with open(f"/proc/{self.process.pid}/stat") as stat:
             fields = stat.read().rpartition(")")[2].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _status_rss_kib(pid: int) -> tuple[int, int]:
-    fields = {}
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            key, _, value = line.partition(":")
-            fields[key] = value
-    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
 # ---- the client ---------------------------------------------------------------------------------

@@ -18,19 +18,16 @@ from typing import Any
 
 from .stdio_client import StdioServer, close_and_reap
 
-UPSTREAM_START_TIMEOUT = 30.0
-
 
 @dataclass(frozen=True)
 class Server:
-    """A server to measure: its argv and environment, and the tool (with arguments) to call: a name, or a
-    function that finds it among the listed tools (None: the server is not called)."""
+    """A server to measure: its argv and environment, and the tool to call (without arguments): a name,
+    or a function that finds it among the listed tools (None: the server is not called)."""
 
     label: str
     command: Sequence[str]
     env: Mapping[str, str]
     tool: str | Callable[[list[dict[str, Any]]], str | None] | None = None
-    arguments: Mapping[str, Any] = field(default_factory=dict)
     settle_seconds: float = 0.0  # a pause after it exits (a heavy peer's memory is given back first)
 
 
@@ -40,7 +37,6 @@ class Figures:
     list_bytes: int = 0
     tools: list[dict[str, Any]] = field(default_factory=list)
     call_seconds: list[float] = field(default_factory=list)
-    rss_kib: int = 0  # after the calls
     peak_kib: int = 0  # VmHWM after the calls
 
     @property
@@ -124,7 +120,7 @@ def _measure_one(server: Server, into: Figures, calls: int, warmup: int) -> None
         into.list_bytes, into.tools = started.list_bytes, started.tools
         tool = server.tool(started.tools) if callable(server.tool) else server.tool
         if tool is not None and calls:
-            process.call_seconds(tool, server.arguments, warmup)
-            into.call_seconds.extend(process.call_seconds(tool, server.arguments, calls))
-        into.rss_kib, into.peak_kib = process.rss_kib()
+            process.call_seconds(tool, {}, warmup)
+            into.call_seconds.extend(process.call_seconds(tool, {}, calls))
+        _, into.peak_kib = process.rss_kib()
     time.sleep(server.settle_seconds)

@@ -107,12 +107,7 @@ class StdioServer:
     def rss_kib(self) -> tuple[int, int]:
         """The server's resident memory now and at its peak (VmRSS, VmHWM), in KiB."""
         assert self.process is not None
-        fields = {}
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                key, _, value = line.partition(":")
-                fields[key] = value
-        return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+        return proc_rss_kib(self.process.pid)
 
     # ---- pipes ------------------------------------------------------------------------------
 
@@ -141,6 +136,16 @@ class StdioServer:
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
+
+
+def proc_rss_kib(pid: int) -> tuple[int, int]:
+    """A process's resident memory now and at its peak (VmRSS, VmHWM), in KiB (/proc/PID/status)."""
+    fields = {}
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            fields[key] = value
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
 def close_and_reap(process: subprocess.Popen[bytes], timeout: float) -> None:

@@ -5,20 +5,17 @@ arguments whose output schema accepts the upstream's body (a minimal instance of
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_NAME = "bench"  # the generated import package; env prefix BENCH
-GENERATE_TIMEOUT = 300
 
 
 @dataclass(frozen=True)
@@ -26,13 +23,9 @@ class Subject:
     spec: Path
     out: Path  # the generated project (holds the `bench` package)
     tool: str  # the tool the call benchmarks call
-    operation: tuple[str, str, str | None]  # its METHOD, path, operationId (to find a peer's tool)
+    operation: tuple[str, str]  # its METHOD and path (to find a peer's tool)
     body: bytes  # the upstream's fixed answer, accepted by the tool's output schema
-
-    @functools.cached_property
-    def tool_data(self) -> dict[str, Any]:
-        data: dict[str, Any] = json.loads((self.out / PACKAGE_NAME / "tool_data.json").read_bytes())
-        return data
+    tool_data: dict[str, Any] = field(repr=False, compare=False)  # the package's tool_data.json
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", PACKAGE_NAME]
@@ -67,23 +60,14 @@ class Subject:
         return copy
 
 
-def generate(spec: Path, out: Path, *extra: str) -> None:
-    command = [sys.executable, "-m", "openapi2mcp.cli", "generate", str(spec), "--name", PACKAGE_NAME]
-    done = subprocess.run(
-        [*command, "-o", str(out), *extra], capture_output=True, text=True, timeout=GENERATE_TIMEOUT
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"openapi2mcp generate {spec} failed:\n{done.stderr[-2000:]}")
-
-
-def prepare(spec: Path, workdir: Path) -> Subject:
-    out = workdir / "package"
-    generate(spec, out)
+def prepare(spec: Path, out: Path) -> Subject:
+    """The subject of `spec`, whose package (`bench`) was generated into `out` (the generation
+    benchmark leaves it there)."""
     data = json.loads((out / PACKAGE_NAME / "tool_data.json").read_bytes())
     for tool, body in _candidates(data):
         route = data["routes"][tool["name"]]
-        operation = (route["method"], route["path"], operation_id(spec, route["method"], route["path"]))
-        return Subject(spec, out, tool["name"], operation, json.dumps(body).encode())
+        operation = (route["method"], route["path"])
+        return Subject(spec, out, tool["name"], operation, json.dumps(body).encode(), data)
     raise RuntimeError(f"{spec}: no GET tool without required arguments to call")
 
 

@@ -12,7 +12,6 @@ from typing import Any
 from . import fastmcp_peer, generation, http_load, stdio_bench, subject
 from .report import Row, mib, ratio, seconds, size
 
-CURVE_FRACTIONS = (0.125, 0.25, 0.5, 0.75, 1.0)
 PEER_SETTLE_SECONDS = 3.0  # FastMCP's server takes up to 0.8 GiB: let the machine settle before ours run
 OTHER_HTTP_CLIENTS = ("httpx2", "httpx")  # the runtime measured with each library instead of its own client
 MIB = 1024
@@ -48,7 +47,7 @@ def run(spec: Path, workdir: Path, settings: Settings) -> list[Row]:
 def _run(spec: Path, workdir: Path, settings: Settings) -> list[Row]:
     peer = fastmcp_peer.fastmcp_python(settings.cache_dir) if settings.peer else None
     rows = _generation_rows(spec, workdir, settings, peer)
-    target = subject.prepare(spec, workdir)
+    target = subject.prepare(spec, generation.output_dir(workdir / "generation"))
     with stdio_bench.upstream(target.body, workdir) as base_url:
         servers = [
             stdio_bench.Server(
@@ -78,7 +77,8 @@ def _run(spec: Path, workdir: Path, settings: Settings) -> list[Row]:
 
 def _peer_server(python: Path, spec: Path, base_url: str, target: subject.Subject) -> stdio_bench.Server:
     """FastMCP serving the same spec against the same upstream; it calls the same operation."""
-    method, path, operation_id = target.operation
+    method, path = target.operation
+    operation_id = subject.operation_id(target.spec, method, path)
 
     def find(tools: list[dict[str, Any]]) -> str | None:
         return fastmcp_peer.tool_name(tools, method, path, operation_id)
@@ -112,7 +112,7 @@ def _generation_rows(spec: Path, workdir: Path, settings: Settings, peer: Path |
     ]
     if settings.curve:
         points = generation.generation_curve(
-            spec, CURVE_FRACTIONS, settings.rounds, workdir / "curve", spread=True
+            spec, generation.CURVE_FRACTIONS, settings.rounds, workdir / "curve", spread=True
         )
         curve = ", ".join(f"{p.operations}: {seconds(p.seconds)}" for p in points)
         value = generation.linearity(points)
@@ -135,6 +135,10 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
 
     def of(make: Callable[[stdio_bench.Figures], str]) -> str:
         return make(peer) if peer is not None else ""
+
+    def of_calls(make: Callable[[stdio_bench.Figures], str]) -> str:
+        """`of`, for a figure of the peer's tool calls (empty when it made none)."""
+        return of(lambda p: make(p) if p.call_seconds else "")
 
     start_ratio = ours.start / empty.start
     call_raw, call_noop = ours.call / raw.call, ours.call / empty.call
@@ -168,12 +172,12 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
         Row(
             "tool call over stdio, median / p99",
             f"{seconds(ours.call)} / {seconds(ours.p99)}",
-            of(lambda p: f"{seconds(p.call)} / {seconds(p.p99)}" if p.call_seconds else ""),
+            of_calls(lambda p: f"{seconds(p.call)} / {seconds(p.p99)}"),
         ),
         Row(
             f"call ÷ raw HTTP GET ({seconds(raw.call)})",
             ratio(call_raw),
-            of(lambda p: ratio(p.call / raw.call) if p.call_seconds else ""),
+            of_calls(lambda p: ratio(p.call / raw.call)),
             "≤ 5x",
             call_raw,
             5.0,
@@ -182,7 +186,7 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
         Row(
             f"call ÷ no-op call on an empty server ({seconds(empty.call)})",
             ratio(call_noop),
-            of(lambda p: ratio(p.call / empty.call) if p.call_seconds else ""),
+            of_calls(lambda p: ratio(p.call / empty.call)),
             "≤ 2x",
             call_noop,
             2.0,
@@ -195,7 +199,7 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
         Row(
             "call p99 ÷ median",
             ratio(tail),
-            of(lambda p: ratio(p.p99 / p.call) if p.call_seconds else ""),
+            of_calls(lambda p: ratio(p.p99 / p.call)),
             "≤ 2x",
             tail,
             2.0,
@@ -231,6 +235,11 @@ def _http_rows(http: http_load.HttpFigures) -> list[Row]:
             noisy=True,
         ),
         Row(f"streamable HTTP: errors in {http.calls:,} calls", str(http.errors), "", "0", http.errors, 0.0),
+        Row(
+            "streamable HTTP: CPU per call, server / this client",
+            f"{seconds(http.server_cpu_seconds / http.calls)}"
+            f" / {seconds(http.client_cpu_seconds / http.calls)}",
+        ),
         Row(
             "streamable HTTP: memory growth after warm-up",
             f"{growth:+.1f} MiB (peak {http.peak_mib:.0f} MiB)",

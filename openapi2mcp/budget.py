@@ -2,7 +2,7 @@
 
 Each inputSchema is kept within `SizeLimits.input_schema` and each outputSchema within
 `SizeLimits.output_schema` (with `output_schemas="compact"`; "full" keeps them whole, "none" drops
-them) by `compact.Ladder`. When the whole tools/list is still over `SizeLimits.tools_list`, the
+them) by `compact_sizes.Ladder`. When the whole tools/list is still over `SizeLimits.tools_list`, the
 output limit is tightened first (a model needs the arguments more than the shape of the answer),
 then the largest input limit that fits is searched for; a limit only touches the tools over it, so
 small tools keep everything.
@@ -110,8 +110,9 @@ def _warn_unmet(
 def _sized(tool: Tool, limits: SizeLimits, sizer: Sizer) -> _Sized:
     if limits.output_schemas == "none":
         tool = dataclasses.replace(tool, output_schema=None)
-    bare = dataclasses.replace(tool, input_schema={}, output_schema={} if tool.output_schema else None)
-    frame = schema_size(wire_tool(bare)) - (4 if tool.output_schema else 2)  # without the `{}` stand-ins
+    has_output = tool.output_schema is not None
+    bare = dataclasses.replace(tool, input_schema={}, output_schema={} if has_output else None)
+    frame = schema_size(wire_tool(bare)) - (4 if has_output else 2)  # without the `{}` stand-ins
     outputs = Ladder(tool.output_schema, sizer) if tool.output_schema is not None else None
     return _Sized(tool, frame, Ladder(tool.input_schema, sizer), outputs)
 

@@ -92,7 +92,7 @@ def load_config(
     explicit: Path | None, profile: str | None, directory: Path = Path()
 ) -> tuple[Path | None, Settings]:
     """The config file in use (None: there is none) and its settings with `profile` applied."""
-    path = find_config(explicit, directory)
+    path, document = _find(explicit, directory)
     if path is None:
         if profile is not None:
             raise ConfigError(
@@ -100,25 +100,32 @@ def load_config(
                 f"{CONFIG_FILE} or a [tool.{PYPROJECT_TABLE}] table of {PYPROJECT} in the current directory)"
             )
         return None, {}
-    return path, read_config(path, profile)
+    return path, read_config(path, profile, document)
 
 
 def find_config(explicit: Path | None, directory: Path = Path()) -> Path | None:
+    return _find(explicit, directory)[0]
+
+
+def _find(explicit: Path | None, directory: Path) -> tuple[Path | None, dict[str, Any] | None]:
+    """The config file, and its parsed document when finding it took parsing (a pyproject.toml)."""
     if explicit is not None:
-        return explicit
+        return explicit, None
     if (directory / CONFIG_FILE).is_file():
-        return directory / CONFIG_FILE
+        return directory / CONFIG_FILE, None
     pyproject = directory / PYPROJECT
     if pyproject.is_file():
-        tool = _read_toml(pyproject).get("tool")
+        document = _read_toml(pyproject)
+        tool = document.get("tool")
         if isinstance(tool, dict) and PYPROJECT_TABLE in tool:
-            return pyproject
-    return None
+            return pyproject, document
+    return None, None
 
 
-def read_config(path: Path, profile: str | None) -> Settings:
-    """The file's settings: its base table, with `[profiles.<profile>]` merged on top."""
-    table, prefix = _config_table(path)
+def read_config(path: Path, profile: str | None, document: dict[str, Any] | None = None) -> Settings:
+    """The file's settings: its base table, with `[profiles.<profile>]` merged on top (`document`:
+    the file already parsed, if it was)."""
+    table, prefix = _config_table(path, _read_toml(path) if document is None else document)
     base = _settings(table, path, prefix, in_profile=False)
     profiles = _profiles(table.get("profiles", {}), path, prefix)
     if profile is None:
@@ -141,9 +148,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
-def _config_table(path: Path) -> tuple[dict[str, Any], str]:
-    """The options table and the key prefix that names it in messages."""
-    document = _read_toml(path)
+def _config_table(path: Path, document: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The options table of the file's parsed `document` and the key prefix that names it in messages."""
     if path.name != PYPROJECT:
         return document, ""
     tool = document.get("tool")

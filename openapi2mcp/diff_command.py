@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any
+from typing import Annotated, Any, cast, get_args
 
 import typer
 
@@ -45,9 +45,9 @@ def diff_command(
     Exit status 1 when a change breaks clients, 0 otherwise, 2 when OLD or NEW cannot be read."""
     if output_format not in FORMATS:
         fail(f"--format {output_format!r}: choose 'text' or 'markdown'")
-    if name_style not in ("portable", "mcp"):
+    if name_style not in get_args(NameStyle):
         fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
-    style: NameStyle = "portable" if name_style == "portable" else "mcp"
+    style = cast(NameStyle, name_style)
     try:
         changelog = compare(load_side(old, style), load_side(new, style))
     except LoadError as error:
@@ -207,4 +207,3 @@ def _code(text: str) -> str:
 def _escape(text: str) -> str:
     """Text that Markdown shows as it is (values like `^[a-z]*$` hold its syntax)."""
     return "".join(f"\\{char}" if char in "\\`*_[]<|" else char for char in text)
-

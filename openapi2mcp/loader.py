@@ -71,7 +71,7 @@ def _parse_yaml(text: str, name: str) -> JSON:
     """PyYAML (read the 1.2 way), then ruamel.yaml; then both again with forbidden characters escaped."""
     import yaml  # here: JSON specs do without its import
 
-    from openapi2mcp.yaml_data import StringDateLoader, load_yaml, to_json
+    from openapi2mcp.yaml_data import load_yaml, to_json
 
     try:
         return load_yaml(text)
@@ -81,7 +81,7 @@ def _parse_yaml(text: str, name: str) -> JSON:
     if data is None and _DISALLOWED.search(text):
         escaped = _DISALLOWED.sub(_escaped, text)
         try:
-            data = yaml.load(escaped, Loader=StringDateLoader)
+            data = load_yaml(escaped)
         except yaml.YAMLError:
             data = _parse_yaml_1_2(escaped)
     if data is None:

@@ -70,7 +70,7 @@ class _Unsupported(Exception):
 
 def load_yaml(text: str) -> JSON:
     """`to_json(yaml.load(text, Loader=StringDateLoader))`: the same data or the same exception."""
-    if _EventParser is not None and not StringDateLoader.yaml_path_resolvers:
+    if _EventParser is not None:
         try:
             return _EventBuilder(_EventParser(text)).document()
         except (_Unsupported, yaml.YAMLError):

@@ -40,16 +40,16 @@ import mcp_types as types
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from responses import to_json  # type: ignore[import-not-found,unused-ignore]
-    from settings import _HEADER_NAME, ConfigError  # type: ignore[import-not-found,unused-ignore]
+    from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
     try:
         from . import serialize as ser
         from .responses import to_json
-        from .settings import _HEADER_NAME, ConfigError
+        from .settings import TOKEN, ConfigError
     except ImportError:  # loaded as a top-level module, next to its siblings
         import serialize as ser
         from responses import to_json
-        from settings import _HEADER_NAME, ConfigError
+        from settings import TOKEN, ConfigError
 
 __all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
 
@@ -145,14 +145,14 @@ class Request:
     def wire(self) -> tuple[str, str, list[tuple[bytes, bytes]], bytes | None]:
         """(method, full URL, encoded headers, body) to send; ValueError for what cannot be sent."""
         method = str(self.method).upper()
-        if not _HEADER_NAME.fullmatch(method):  # both are RFC 9110 tokens
+        if not TOKEN.fullmatch(method):
             raise ValueError(f"invalid HTTP method {self.method!r}")
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"request.url must be an http(s) URL, not {self.url!r}")
         for name, value in self.headers.items():
-            if not isinstance(name, str) or not _HEADER_NAME.fullmatch(name):
+            if not isinstance(name, str) or not TOKEN.fullmatch(name):
                 raise ValueError(f"invalid header name {name!r}")
-            if not isinstance(value, str) or ser._CONTROL.search(value):
+            if not isinstance(value, str) or ser.CONTROL_CHARS.search(value):
                 raise ValueError(f"header {name}: the value must be a str without CR, LF or NUL")
         body = self.body.encode() if isinstance(self.body, str) else self.body
         if body is not None and not isinstance(body, bytes | bytearray):

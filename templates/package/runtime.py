@@ -221,15 +221,15 @@ class ToolRuntime:
             return result  # nothing to hide (scrub returns its argument when it finds nothing)
         scrubbed = [
             (
-                types.TextContent(text=self.credentials.scrub(c.text))
+                types.TextContent(text=credentials.scrub(c.text))
                 if isinstance(c, types.TextContent)
                 else c
             )
             for c in result.content
         ]
         update: dict[str, Any] = {"content": scrubbed}
-        if result.structured_content is not None:
-            update["structured_content"] = self.credentials.scrub_json(result.structured_content)
+        if structured is not None:
+            update["structured_content"] = credentials.scrub_json(structured)
         return result.model_copy(update=update)
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:

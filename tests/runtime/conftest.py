@@ -8,6 +8,7 @@ a real HTTP server on 127.0.0.1 (ephemeral port) that records each raw request.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import socket
 import sys
 import threading
@@ -40,6 +41,30 @@ runtime = template_module("runtime")
 serialize = template_module("serialize")
 hooks_api = template_module("hooks_api")
 hooks_runner = template_module("hooks_runner")
+
+
+# ---- the e2e recording upstream (for the HTTP client tests) ------------------------------------
+
+
+def recording_module() -> Any:
+    """tests/e2e/recording_upstream.py (the e2e tests import it as a top-level module): records each
+    request line and its headers as sent; the HTTP client tests use it."""
+    if "recording_upstream" not in sys.modules:
+        path = Path(__file__).resolve().parents[1] / "e2e" / "recording_upstream.py"
+        spec = importlib.util.spec_from_file_location("recording_upstream", path)
+        assert spec is not None and spec.loader is not None
+        sys.modules["recording_upstream"] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules["recording_upstream"]
+
+
+@pytest.fixture
+def recording() -> Iterator[Any]:
+    upstream = recording_module().RecordingUpstream().start()
+    try:
+        yield upstream
+    finally:
+        upstream.stop()
 
 
 # ---- the recording upstream --------------------------------------------------------------------

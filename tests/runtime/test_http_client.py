@@ -8,16 +8,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import gzip
-import importlib.util
 import socket
 import ssl
 import struct
-import sys
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -31,26 +28,6 @@ hc = template_module("http_client")
 req = template_module("http_request")
 CAP, DRAIN = 1_000_000, 64 * 1024 * 1024
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
-
-
-def recording_module() -> Any:
-    """tests/e2e/recording_upstream.py (the e2e tests import it as a top-level module)."""
-    if "recording_upstream" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "e2e" / "recording_upstream.py"
-        spec = importlib.util.spec_from_file_location("recording_upstream", path)
-        assert spec is not None and spec.loader is not None
-        sys.modules["recording_upstream"] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules["recording_upstream"]
-
-
-@pytest.fixture
-def recording() -> Iterator[Any]:
-    upstream = recording_module().RecordingUpstream().start()
-    try:
-        yield upstream
-    finally:
-        upstream.stop()
 
 
 @pytest.fixture

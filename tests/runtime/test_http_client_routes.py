@@ -8,7 +8,6 @@ import gzip
 import ipaddress
 import ssl
 import zlib
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,22 +15,13 @@ from typing import Any
 import anyio
 import pytest
 
-from .conftest import closed_port, template_module
-from .test_http_client import CAP, DRAIN, get, recording_module, scripted
+from .conftest import closed_port, recording_module, template_module
+from .test_http_client import CAP, DRAIN, get, scripted
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 hc = template_module("http_client")
 req = template_module("http_request")
-
-
-@pytest.fixture
-def recording() -> Iterator[Any]:
-    upstream = recording_module().RecordingUpstream().start()
-    try:
-        yield upstream
-    finally:
-        upstream.stop()
 
 
 # ---- TLS ---------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ else:
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 HTTP_CLIENTS = ("builtin", "httpx2")  # PREFIX_HTTP_CLIENT: the built-in HTTP/1.1 client, or httpx2
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
 
 
 class ConfigError(Exception):
@@ -123,7 +123,7 @@ def _static_headers(raw: str | None, name: str) -> dict[str, str]:
         raise ConfigError(f"{name} must be {example}")
     headers: dict[str, str] = {}
     for key, value in data.items():
-        if not _HEADER_NAME.fullmatch(key) or not isinstance(value, str | int | float):
+        if not TOKEN.fullmatch(key) or not isinstance(value, str | int | float):
             raise ConfigError(f"{name}: {key!r} must be a header name with a string value")
         try:
             headers[key] = ser.checked_header(f"{name}[{key!r}]", ser.scalar(value))

@@ -230,12 +230,13 @@ _ANNOTATIONS = frozenset(
         "readOnly",
         "writeOnly",
         "$comment",
+        "$schema",
     )
 )
 
 
 def _annotation(key: str) -> bool:
-    return key in _ANNOTATIONS or key == "$schema" or key.startswith("x-")
+    return key in _ANNOTATIONS or key.startswith("x-")
 
 
 def any_object(schema: Any) -> bool:

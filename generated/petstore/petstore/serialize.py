@@ -35,7 +35,7 @@ from urllib.parse import quote
 
 _RESERVED_KEPT = ":/?[]@!$'()*+,;="  # allowReserved: reserved characters sent literally (not # &)
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # never in a header value (tab is fine)
 
 
 class ArgumentError(ValueError):
@@ -242,7 +242,7 @@ def header_value(p: Param, value: Any) -> str:
 
 def checked_header(what: str, text: str) -> str:
     """`text` if it is a safe header value (no CR, LF or other control characters), trimmed."""
-    if _CONTROL.search(text):
+    if CONTROL_CHARS.search(text):
         raise ArgumentError(
             f"'{what}' is sent as an HTTP header value and must not contain "
             "control characters such as CR or LF"
