@@ -130,6 +130,10 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_HTTP_CLIENT",
             "builtin (default: the package's own HTTP/1.1 client) or httpx2 (the httpx2 library)",
         ),
+        Variable(
+            f"{prefix}_STDIO_CALLS",
+            "direct (default: plain tool calls on stdio skip the SDK's request pipeline) or sdk",
+        ),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))

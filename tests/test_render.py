@@ -41,6 +41,7 @@ RUNTIME_FILES = (
     "http_body.py",
     "http_connection.py",
     "http_wire.py",
+    "direct_calls.py",
     "http_httpx2.py",
     "stdio_transport.py",
     "wiring.py",
@@ -97,7 +98,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 20
+    assert len(python) == 21
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -206,6 +207,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_HEADERS",
         "PETSTORE_MAX_RESPONSE_BYTES",
         "PETSTORE_HTTP_CLIENT",
+        "PETSTORE_STDIO_CALLS",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -233,6 +235,7 @@ ALL_SCHEME_VARIABLES = [
     "T_HEADERS",
     "T_MAX_RESPONSE_BYTES",
     "T_HTTP_CLIENT",
+    "T_STDIO_CALLS",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",

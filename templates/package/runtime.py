@@ -10,6 +10,8 @@ Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
   PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
   PREFIX_HTTP_CLIENT         builtin (default: HTTP/1.1 on asyncio, see http_client.py) or httpx2
+  PREFIX_STDIO_CALLS         direct (default: plain tool calls on stdio skip the SDK's request pipeline,
+                             see direct_calls.py) or sdk (every message through the SDK)
 Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json,
 */*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a 3xx is reported).
 """
@@ -148,6 +150,10 @@ class ToolRuntime:
             self._routes[name] = ser.Route.from_json(self._raw_routes[name])
         return self._routes[name]
 
+    def knows(self, name: str) -> bool:
+        """Whether `name` is a tool this runtime answers (call_tool raises MCPError for others)."""
+        return name in self._by_name and (name in self._raw_routes or name in self.hooks.tools)
+
     async def on_call_tool(
         self, ctx: object, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
@@ -157,12 +163,11 @@ class ToolRuntime:
         self, name: str, arguments: Mapping[str, Any] | None
     ) -> types.CallToolResult:
         """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
-        tool = self._by_name.get(name)
-        if tool is None or (name not in self._raw_routes and name not in self.hooks.tools):
+        if not self.knows(name):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
-            result = await self._call(call, tool)
+            result = await self._call(call, self._by_name[name])
         except (ToolError, auth.AuthError) as error:
             result = res.error_result(str(error))
         except hk.HookError as error:

@@ -22,6 +22,10 @@ else:
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 HTTP_CLIENTS = ("builtin", "httpx2")  # PREFIX_HTTP_CLIENT: the built-in HTTP/1.1 client, or httpx2
+STDIO_CALLS = (
+    "direct",
+    "sdk",
+)  # PREFIX_STDIO_CALLS: plain stdio tool calls answered directly, or by the SDK
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
 
 
@@ -40,6 +44,7 @@ class Settings:
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
     http_client: str = HTTP_CLIENTS[0]
+    stdio_calls: str = STDIO_CALLS[0]
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -76,6 +81,7 @@ class Settings:
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
             http_client=_choice(get("HTTP_CLIENT"), f"{prefix}_HTTP_CLIENT", HTTP_CLIENTS),
+            stdio_calls=_choice(get("STDIO_CALLS"), f"{prefix}_STDIO_CALLS", STDIO_CALLS),
         )
 
 

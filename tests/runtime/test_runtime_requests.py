@@ -757,6 +757,10 @@ def test_settings_defaults_and_precedence() -> None:
             {"T_BASE_URL": "https://h", "T_HTTP_CLIENT": "curl"},
             "T_HTTP_CLIENT must be one of builtin, httpx2, got 'curl'",
         ),
+        (
+            {"T_BASE_URL": "https://h", "T_STDIO_CALLS": "fast"},
+            "T_STDIO_CALLS must be one of direct, sdk, got 'fast'",
+        ),
     ],
 )
 def test_bad_settings_are_config_errors_with_a_readable_message(env: dict[str, str], message: str) -> None:

@@ -2,6 +2,9 @@
 worker threads (three thread hand-offs per request); this transport uses asyncio's pipe transports,
 read and written by the SDK's own tasks through the stream objects it expects (no task in between).
 
+With a `direct_calls.DirectCalls`, plain tool calls are answered without the SDK's request pipeline (see
+direct_calls.py); every other message goes to the SDK.
+
 It keeps the SDK's safety rule: while serving, fd 0 reads the null device and fd 1 writes to stderr, so a
 stray print() or a child process cannot corrupt the protocol stream; both are restored on exit. When
 stdin/stdout are not pipes or sockets (a terminal, a regular file), the SDK's transport is used as is.
@@ -14,11 +17,14 @@ import os
 import stat
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
+
+if TYPE_CHECKING:
+    from direct_calls import DirectCalls  # type: ignore[import-not-found,unused-ignore]
 
 MAX_LINE_BYTES = 1 << 30  # one JSON-RPC message per line; the SDK sets no limit either
 
@@ -32,7 +38,7 @@ def _pipe_like(fd: int) -> bool:
 
 
 @asynccontextmanager
-async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
+async def stdio_streams(direct: DirectCalls | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """(read_stream, write_stream) for `Server.run`, like `mcp.server.stdio.stdio_server()`."""
     if not (_pipe_like(0) and _pipe_like(1)):
         from mcp.server.stdio import stdio_server
@@ -42,7 +48,7 @@ async def stdio_streams() -> AsyncIterator[tuple[Any, Any]]:
         return
     wire_in, wire_out = _divert(0, os.O_RDONLY), _divert(1, os.O_WRONLY)
     try:
-        async with _serve(wire_in, wire_out) as streams:
+        async with _serve(wire_in, wire_out, direct) as streams:
             yield streams
     finally:
         _restore(0, wire_in)
@@ -70,7 +76,9 @@ def _restore(fd: int, private: int) -> None:
 
 
 @asynccontextmanager
-async def _serve(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Any, Any]]:
+async def _serve(
+    wire_in: int, wire_out: int, direct: DirectCalls | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=MAX_LINE_BYTES)
     in_file = os.fdopen(os.dup(wire_in), "rb", buffering=0)
@@ -82,9 +90,13 @@ async def _serve(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Any, Any]]:
         asyncio.streams.FlowControlMixin, out_file
     )
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    if direct is not None:
+        direct.attach(writer)
     try:
-        yield LineReadStream(reader), LineWriteStream(writer)
+        yield LineReadStream(reader, direct), LineWriteStream(writer, direct)
     finally:
+        if direct is not None:
+            await direct.close()
         read_transport.close()
         write_transport.close()
 
@@ -92,29 +104,35 @@ async def _serve(wire_in: int, wire_out: int) -> AsyncIterator[tuple[Any, Any]]:
 class LineReadStream:
     """The SDK's ReadStream over the pipe: each line one JSON-RPC message, parsed by the task that
     receives it (no reader task, no hand-off); a line that is not one is received as the exception.
+    Lines `direct` takes are answered there; at the end of input it settles the calls it runs.
     """
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader, self._closed = reader, False
+    def __init__(self, reader: asyncio.StreamReader, direct: DirectCalls | None = None) -> None:
+        self._reader, self._direct, self._closed = reader, direct, False
 
     async def receive(self) -> SessionMessage | Exception:
         if self._closed:
             raise anyio.ClosedResourceError
         line = b""
-        while not line.strip():  # blank lines between messages are skipped
-            if self._reader.at_eof():
-                raise anyio.EndOfStream
+        while not line.strip() or (self._direct is not None and self._direct.take(line)):
+            if self._reader.at_eof():  # blank lines between messages were skipped
+                await self._end()
             try:
                 line = await self._reader.readuntil(b"\n")
             except asyncio.IncompleteReadError as end:
                 line = end.partial
             except asyncio.LimitOverrunError:
-                raise anyio.EndOfStream from None
+                await self._end()
         try:
             message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError as error:  # pydantic's ValidationError: passed on, as the SDK's does
             return error
         return SessionMessage(message)
+
+    async def _end(self) -> NoReturn:
+        if self._direct is not None:
+            await self._direct.close()  # before the SDK's lifespan closes the HTTP client
+        raise anyio.EndOfStream
 
     def __aiter__(self) -> LineReadStream:
         return self
@@ -139,12 +157,14 @@ class LineWriteStream:
     """The SDK's WriteStream over the pipe: `send` writes the message's line at once (a line is
     never split between messages) and waits only while the pipe is full."""
 
-    def __init__(self, writer: asyncio.StreamWriter) -> None:
-        self._writer, self._closed = writer, False
+    def __init__(self, writer: asyncio.StreamWriter, direct: DirectCalls | None = None) -> None:
+        self._writer, self._direct, self._closed = writer, direct, False
 
     async def send(self, item: SessionMessage, /) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
+        if self._direct is not None:
+            self._direct.sent(item.message)
         data = item.message.model_dump_json(by_alias=True, exclude_unset=True)
         self._writer.write(data.encode() + b"\n")
         try:
