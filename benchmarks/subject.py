@@ -30,10 +30,11 @@ class Subject:
     def command(self) -> list[str]:
         return [sys.executable, "-m", PACKAGE_NAME]
 
-    def env(self, base_url: str, http_client: str = "builtin") -> dict[str, str]:
+    def env(self, base_url: str, http_client: str = "builtin", stdio_calls: str = "direct") -> dict[str, str]:
         """The server's environment: the upstream as base URL, a dummy value for every credential.
         `http_client`: builtin, httpx2, or httpx (a copy of the package whose httpx2 route imports
-        httpx instead: the same API, to measure the runtime with each library)."""
+        httpx instead: the same API, to measure the runtime with each library); `stdio_calls`: direct
+        or sdk (every call through the SDK's request pipeline)."""
         out = self.out
         if http_client == "httpx":
             out = self._httpx_copy()
@@ -42,6 +43,7 @@ class Subject:
             "PYTHONPATH": str(out),
             "BENCH_BASE_URL": base_url,
             "BENCH_HTTP_CLIENT": "builtin" if http_client == "builtin" else "httpx2",
+            "BENCH_STDIO_CALLS": stdio_calls,
         }
         for scheme in self.tool_data.get("securitySchemes", {}).values():
             for variable in (scheme.get("env") or {}).values():

@@ -14,6 +14,7 @@ from .report import Row, mib, ratio, seconds, size
 
 PEER_SETTLE_SECONDS = 3.0  # FastMCP's server takes up to 0.8 GiB: let the machine settle before ours run
 OTHER_HTTP_CLIENTS = ("httpx2", "httpx")  # the runtime measured with each library instead of its own client
+SDK_PIPELINE = "ours, every call through the SDK"  # BENCH_STDIO_CALLS=sdk
 MIB = 1024
 
 
@@ -54,6 +55,9 @@ def _run(spec: Path, workdir: Path, settings: Settings) -> list[Row]:
                 "empty", [sys.executable, "-m", "benchmarks.empty_server", "--noop"], {}, "noop"
             ),
             stdio_bench.Server("ours", target.command(), target.env(base_url), target.tool),
+            stdio_bench.Server(
+                SDK_PIPELINE, target.command(), target.env(base_url, stdio_calls="sdk"), target.tool
+            ),
             *(
                 stdio_bench.Server(client, target.command(), target.env(base_url, client), target.tool)
                 for client in OTHER_HTTP_CLIENTS
@@ -205,6 +209,10 @@ def _stdio_rows(figures: dict[str, stdio_bench.Figures]) -> list[Row]:
             2.0,
             noisy=True,
             tail=True,
+        ),
+        Row(
+            "tool call through the SDK's request pipeline (PREFIX_STDIO_CALLS=sdk), median; ÷ raw GET",
+            f"{seconds(figures[SDK_PIPELINE].call)}; {ratio(figures[SDK_PIPELINE].call / raw.call)}",
         ),
         Row(
             "tool call with the runtime's HTTP client (median): built-in / httpx2 / httpx",

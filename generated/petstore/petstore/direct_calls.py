@@ -51,12 +51,6 @@ Call = Callable[[str, Mapping[str, Any] | None], Awaitable[types.CallToolResult]
 
 
 @dataclass
-class _Running:
-    task: asyncio.Task[None]
-    peer_cancelled: bool = False
-
-
-@dataclass
 class DirectCalls:
     """Takes the plain tool calls of one stdio connection (see the module docstring)."""
 
@@ -66,7 +60,8 @@ class DirectCalls:
     answered: int = 0  # calls answered here (for tests and curious users)
     _version: str | None = None
     _initializing: set[RequestId] = field(default_factory=set)
-    _running: dict[RequestId, _Running] = field(default_factory=dict)
+    _running: dict[RequestId, asyncio.Task[None]] = field(default_factory=dict)
+    _peer_cancelled: set[asyncio.Task[None]] = field(default_factory=set)
     _writer: asyncio.StreamWriter | None = None
 
     @classmethod
@@ -111,18 +106,15 @@ class DirectCalls:
 
     async def close(self) -> None:
         """End of input: calls still running are cancelled and answered "Connection closed"."""
-        running = [each.task for each in self._running.values()]
+        running = list(self._running.values())
         for task in running:
             task.cancel()
         if running:
             await asyncio.wait(running)
 
     def _start(self, message: dict[str, Any]) -> bool:
-        if (
-            self._version is None
-            or message.keys() != REQUEST_MEMBERS
-            or message["jsonrpc"] != "2.0"
-        ):
+        version = self._version
+        if version is None or message.keys() != REQUEST_MEMBERS or message["jsonrpc"] != "2.0":
             return False
         request_id, params = as_request_id(message["id"]), message["params"]
         if request_id is None or not isinstance(params, dict) or not _plain(params, self.knows):
@@ -130,27 +122,22 @@ class DirectCalls:
         if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
             return False  # a tracer is installed: the SDK records the call's span
         key = coerce_request_id(request_id)
-        task = asyncio.get_running_loop().create_task(
-            self._answer(request_id, params, self._version)
-        )
-        self._running[key] = running = _Running(
-            task
-        )  # a duplicate id replaces the older one, as in the SDK
-        task.add_done_callback(lambda _: self._forget(key, running))
+        task = asyncio.get_running_loop().create_task(self._answer(request_id, params, version))
+        self._running[key] = task  # a duplicate id replaces the older one, as in the SDK
+        task.add_done_callback(lambda _: self._forget(key, task))
         return True
 
-    def _forget(self, key: RequestId, running: _Running) -> None:
-        if self._running.get(key) is running:
+    def _forget(self, key: RequestId, task: asyncio.Task[None]) -> None:
+        if self._running.get(key) is task:
             del self._running[key]
+        self._peer_cancelled.discard(task)
 
     def _cancel(self, params: object) -> None:
         request_id = as_request_id(params.get("requestId")) if isinstance(params, dict) else None
-        running = (
-            self._running.get(coerce_request_id(request_id)) if request_id is not None else None
-        )
-        if running is not None:
-            running.peer_cancelled = True
-            running.task.cancel()
+        task = self._running.get(coerce_request_id(request_id)) if request_id is not None else None
+        if task is not None:
+            self._peer_cancelled.add(task)
+            task.cancel()
 
     async def _answer(self, request_id: RequestId, params: dict[str, Any], version: str) -> None:
         try:
@@ -159,20 +146,21 @@ class DirectCalls:
                 jsonrpc="2.0", id=request_id, result=_shaped(result, version)
             )
         except asyncio.CancelledError:
-            key = coerce_request_id(request_id)
-            running = self._running.get(key)
-            if running is None or not running.peer_cancelled:  # end of input: the client is told
-                closed = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(SHUTDOWN_WRITE_SECONDS):
-                        await self._write(
-                            types.JSONRPCError(jsonrpc="2.0", id=request_id, error=closed)
-                        )
+            if (
+                asyncio.current_task() not in self._peer_cancelled
+            ):  # end of input: the client is told
+                await self._closed(request_id)
             raise
         except Exception as error:  # the SDK dispatcher's boundary, answered the same way
             answer = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=_error_data(error))
         self.answered += 1
         await self._write(answer)
+
+    async def _closed(self, request_id: RequestId) -> None:
+        error = types.ErrorData(code=types.CONNECTION_CLOSED, message="Connection closed")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_WRITE_SECONDS):
+                await self._write(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
     async def _write(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
         """One line, as stdio_transport.LineWriteStream writes the SDK's messages."""
