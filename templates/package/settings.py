@@ -22,10 +22,8 @@ else:
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 HTTP_CLIENTS = ("builtin", "httpx2")  # PREFIX_HTTP_CLIENT: the built-in HTTP/1.1 client, or httpx2
-STDIO_CALLS = (
-    "direct",
-    "sdk",
-)  # PREFIX_STDIO_CALLS: plain stdio tool calls answered directly, or by the SDK
+# PREFIX_STDIO_CALLS: plain tool calls on stdio answered by direct_calls.py, or all by the SDK
+STDIO_CALLS = ("direct", "sdk")
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
 
 
