@@ -202,7 +202,8 @@ def test_with_a_tracer_provider_installed_every_call_goes_through_the_sdk(
 
 
 def delayed(request: Recorded) -> Reply:
-    return Reply(200, b'{"ok": true}', delay=1.5 if request.target == "/items/slow" else 0.0)
+    delay = {"/items/slow": 1.5, "/items/stuck": 10.0}.get(request.target, 0.0)
+    return Reply(200, b'{"ok": true}', delay=delay)
 
 
 @pytest.mark.parametrize("calls", ["direct", "sdk"])
@@ -232,11 +233,11 @@ def test_calls_running_at_the_end_of_input_are_answered_connection_closed(
     upstream.responder = delayed
     with session(tmp_path, upstream, calls) as server:
         server.ask(initialize("2025-11-25"))
-        server.send(call(2, "getItem", {"id": "slow"}))
+        server.send(call(2, "getItem", {"id": "stuck"}))
         _wait_for(lambda: len(upstream.requests) == 1)
         began = time.monotonic()
         rest, _ = server.close()
-    assert time.monotonic() - began < 1.5  # not held up by the upstream
+    assert time.monotonic() - began < 8.0  # not held up by the upstream (10 s)
     assert [json.loads(line) for line in rest] == [
         {"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "Connection closed"}}
     ]
