@@ -90,10 +90,11 @@ async def _serve(
         asyncio.streams.FlowControlMixin, out_file
     )
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    write_stream = LineWriteStream(writer, direct)
     if direct is not None:
-        direct.attach(writer)
+        direct.attach(write_stream)
     try:
-        yield LineReadStream(reader, direct), LineWriteStream(writer, direct)
+        yield LineReadStream(reader, direct), write_stream
     finally:
         if direct is not None:
             await direct.close()

@@ -26,13 +26,15 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+import anyio
 import mcp_types as types
 import pydantic_core
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.exceptions import MCPError
 from mcp.shared.jsonrpc_dispatcher import handler_exception_to_error_data
+from mcp.shared.message import SessionMessage
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
@@ -50,6 +52,12 @@ RequestId = int | str
 Call = Callable[[str, Mapping[str, Any] | None], Awaitable[types.CallToolResult]]
 
 
+class WriteStream(Protocol):
+    """stdio_transport.LineWriteStream: the SDK's messages and these answers go out the same way."""
+
+    async def send(self, item: SessionMessage, /) -> None: ...
+
+
 @dataclass
 class DirectCalls:
     """Takes the plain tool calls of one stdio connection (see the module docstring)."""
@@ -62,7 +70,7 @@ class DirectCalls:
     _initializing: set[RequestId] = field(default_factory=set)
     _running: dict[RequestId, asyncio.Task[None]] = field(default_factory=dict)
     _peer_cancelled: set[asyncio.Task[None]] = field(default_factory=set)
-    _writer: asyncio.StreamWriter | None = None
+    _out: WriteStream | None = None
 
     @classmethod
     def for_server(cls, server: Any, tools: Any, enabled: bool = True) -> DirectCalls:
@@ -71,12 +79,12 @@ class DirectCalls:
         default = middleware <= DEFAULT_MIDDLEWARE and METHOD not in server.cache_hints
         return cls(tools.knows, tools.call_tool, enabled=enabled and default)
 
-    def attach(self, writer: asyncio.StreamWriter) -> None:
-        self._writer = writer
+    def attach(self, out: WriteStream) -> None:
+        self._out = out
 
     def take(self, line: bytes) -> bool:
         """Whether `line` is a plain call, now being answered here; otherwise the SDK gets it."""
-        if not self.enabled or self._writer is None:
+        if not self.enabled or self._out is None:
             return False
         try:
             message = pydantic_core.from_json(line)  # the parser the SDK's validation uses
@@ -163,13 +171,10 @@ class DirectCalls:
                 await self._write(types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
 
     async def _write(self, message: types.JSONRPCResponse | types.JSONRPCError) -> None:
-        """One line, as stdio_transport.LineWriteStream writes the SDK's messages."""
-        assert self._writer is not None
-        data = message.model_dump_json(by_alias=True, exclude_unset=True)
-        self._writer.write(data.encode() + b"\n")
+        assert self._out is not None
         try:
-            await self._writer.drain()
-        except ConnectionError:
+            await self._out.send(SessionMessage(message))
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
             logger.debug("dropped the answer to %r: the client closed its end", message.id)
 
 
