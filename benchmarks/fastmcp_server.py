@@ -16,7 +16,6 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
-import resource  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
@@ -57,7 +56,13 @@ def load_spec(path: Path) -> dict[str, Any]:
 
 
 def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    """VmHWM, as benchmarks/peak_child.py reads it (run with -I, this script cannot import it): ru_maxrss
+    would start at the benchmark's own peak."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("/proc/self/status has no VmHWM")
 
 
 def build_only(spec_path: Path) -> None:

@@ -37,7 +37,8 @@ from .subject import PACKAGE_NAME
 CURVE_FRACTIONS = (0.125, 0.25, 0.5, 0.75, 1.0)  # of the operations, for the generation curve
 
 TIMEOUT_SECONDS = 300.0  # one generation; the largest real specs take a few seconds
-_KIB_PER_MIB = 1024  # ru_maxrss is in KiB on Linux
+_KIB_PER_MIB = 1024
+PEAK_CHILD = Path(__file__).with_name("peak_child.py")  # runs the CLI and reports its own VmHWM
 
 
 class GenerationFailed(RuntimeError):
@@ -48,7 +49,7 @@ class GenerationFailed(RuntimeError):
 class GenerationFigures:
     operations: int
     seconds: float  # median wall of the whole `openapi2mcp generate` process
-    peak_mib: float  # median peak RSS (os.wait4 → ru_maxrss of that child)
+    peak_mib: float  # median peak RSS (VmHWM of that child, reported by peak_child.py)
     runs: int
 
 
@@ -193,11 +194,13 @@ def output_dir(workdir: Path) -> Path:
 
 def _run_once(spec: Path, workdir: Path) -> tuple[float, float]:
     """(wall seconds, peak MiB) of one `openapi2mcp generate` child process."""
-    out, log = output_dir(workdir), workdir / "generate.log"
+    out, log, peak = output_dir(workdir), workdir / "generate.log", workdir / "peak-kib"
     shutil.rmtree(out, ignore_errors=True)
+    peak.unlink(missing_ok=True)
     command = [
         sys.executable,
-        "-m",
+        str(PEAK_CHILD),
+        str(peak),
         "openapi2mcp.cli",
         "generate",
         str(spec),
@@ -209,23 +212,24 @@ def _run_once(spec: Path, workdir: Path) -> tuple[float, float]:
     with log.open("wb") as stderr:
         started = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, env=_child_env(workdir))
-        status, usage, ended = _wait(process)
+        status, ended = _wait(process)
     seconds = ended - started
     if status != 0:
         tail = log.read_text("utf-8", "replace").strip().splitlines()[-3:]
         raise GenerationFailed(f"openapi2mcp generate {spec} exited with {status}: {' | '.join(tail)}")
-    return seconds, usage.ru_maxrss / _KIB_PER_MIB
+    return seconds, int(peak.read_text()) / _KIB_PER_MIB
 
 
-def _wait(process: subprocess.Popen[bytes]) -> tuple[int, Any, float]:
-    """Reap the child with os.wait4 (for its own rusage); kill it past the timeout."""
-    reaped: list[tuple[int, Any, float]] = []
+def _wait(process: subprocess.Popen[bytes]) -> tuple[int, float]:
+    """Reap the child in a thread (the moment it ends, unlike Popen.wait's polling); kill it past the
+    timeout."""
+    reaped: list[tuple[int, float]] = []
 
-    def wait4() -> None:
-        _, status, usage = os.wait4(process.pid, 0)
-        reaped.append((os.waitstatus_to_exitcode(status), usage, time.perf_counter()))
+    def wait() -> None:
+        _, status = os.waitpid(process.pid, 0)
+        reaped.append((os.waitstatus_to_exitcode(status), time.perf_counter()))
 
-    waiter = threading.Thread(target=wait4, daemon=True)
+    waiter = threading.Thread(target=wait, daemon=True)
     waiter.start()
     waiter.join(TIMEOUT_SECONDS)
     if waiter.is_alive():

@@ -104,6 +104,7 @@ def load_config(
 
 
 def find_config(explicit: Path | None, directory: Path = Path()) -> Path | None:
+    """The config file that applies: `explicit`, else the one found in `directory` (None: none)."""
     return _find(explicit, directory)[0]
 
 

@@ -81,7 +81,7 @@ def _parse_yaml(text: str, name: str) -> JSON:
     if data is None and _DISALLOWED.search(text):
         escaped = _DISALLOWED.sub(_escaped, text)
         try:
-            data = load_yaml(escaped)
+            return load_yaml(escaped)  # JSON-ready already
         except yaml.YAMLError:
             data = _parse_yaml_1_2(escaped)
     if data is None:

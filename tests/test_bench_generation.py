@@ -108,6 +108,15 @@ def test_a_generation_is_measured_as_a_child_process(tmp_path: Path) -> None:
     assert (tmp_path / "work" / "out" / "bench" / "tool_data.json").is_file()
 
 
+def test_the_peak_memory_is_the_childs_own_not_the_benchmarks(tmp_path: Path) -> None:
+    """A child's ru_maxrss starts at its parent's peak on Linux: 400 MiB held here must not show."""
+    ballast = bytearray(400 * 1024 * 1024)
+    ballast[::4096] = b"x" * len(ballast[::4096])  # touched: resident
+    result = measure_generation(write_spec(tmp_path), 1, tmp_path / "work")
+    assert 10 < result.peak_mib < 300
+    del ballast
+
+
 def test_curve_points_are_valid_sub_specs_measured_in_turns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -90,8 +90,7 @@ class Httpx2Route:
             async with client.stream(method, url, headers=headers, content=body) as response:
                 sink = Sink(cap, drain_limit, response.headers.get("content-encoding"))
                 async for chunk in response.aiter_raw():
-                    sink.add(chunk)
-                    if sink.cut:
+                    if not sink.take(chunk):
                         break
                 else:
                     sink.finish()

@@ -1,6 +1,7 @@
-"""The smoke-sized benchmark (issue 6) as CI runs it: every target of the results table on cloudflare,
-timings with report.SMOKE_SLACK of slack (a gross regression fails, the noise of a shared machine does
-not), sizes and memory as they are. The full benchmark is `bash benchmarks/run` (benchmarks/README.md)."""
+"""The smoke-sized benchmark (issue 6) as CI runs it: every target of the results table on cloudflare but
+the generation curve's (smoke mode skips the curve), timings with report.SMOKE_SLACK of slack (a gross
+regression fails, the noise of a shared machine does not), sizes and memory as they are. The full
+benchmark is `bash benchmarks/run` (benchmarks/README.md)."""
 
 from __future__ import annotations
 

@@ -305,6 +305,15 @@ async def test_connections_are_reused_unless_the_server_said_close(client: Any) 
         assert (script.connections, client.open_connections) == (2, 1)
 
 
+async def test_a_request_that_says_close_does_not_leave_its_connection_for_reuse(client: Any) -> None:
+    async with scripted(Step(), Step()) as script:
+        with anyio.fail_after(10):
+            headers = [(b"User-Agent", b"t/1"), (b"Connection", b"close")]
+            await client.exchange("GET", script.url, headers, None, cap=CAP, drain_limit=DRAIN)
+        assert (await get(client, script.url)).kept == b"ok"
+        assert script.connections == 2
+
+
 async def test_an_idle_connection_the_server_closed_is_not_used(client: Any) -> None:
     async with scripted(Step(close=True), Step()) as script:
         await get(client, script.url)

@@ -153,7 +153,7 @@ async def test_lenient_where_h11_is_lenient() -> None:
         (b"HTTP/1.1 200 OK\r\n folded first\r\n\r\n", "illegal header line"),
         (b"HTTP/1.1 200 OK\r\nX-A: a\x00b\r\n\r\n", "illegal header line"),
         (b"HTTP/1.1 101 Switching Protocols\r\n\r\n", "unexpected 101"),
-        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "3 bytes|7 bytes before the end"),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", "7 bytes before the end"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\nab", "conflicting Content-Length"),
         (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "bad or conflicting Content-Length"),
         (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "bad chunk size"),

@@ -393,6 +393,17 @@ async def test_a_result_without_a_credential_is_passed_on_as_it_is(
     assert tools._scrubbed(result) is result
 
 
+async def test_a_credential_only_in_the_structured_content_is_redacted_there(make_runtime: Make) -> None:
+    """As an after_result hook may leave it: the text is clean, the structured content is not."""
+    tools = make_runtime(DATA, {"T_API_KEY_KEY": "sekret-api-key-123"})
+    result = mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(text="clean")],
+        structured_content={"k": "a/sekret-api-key-123", "n": 1},
+    )
+    scrubbed = tools._scrubbed(result)
+    assert scrubbed.structured_content == {"k": "a/[REDACTED]", "n": 1} and text_of(scrubbed) == "clean"
+
+
 @pytest.mark.parametrize(
     ("schema", "expected"),
     [

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import http_wire as wire  # type: ignore[import-not-found,unused-ignore]
-    from http_connection import Connection, Origin, Stale  # type: ignore[import-not-found,unused-ignore]
+    from http_connection import Connection, Origin  # type: ignore[import-not-found,unused-ignore]
     from http_httpx2 import Httpx2Route  # type: ignore[import-not-found,unused-ignore]
     from http_request import (  # type: ignore[import-not-found,unused-ignore]
         Target,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
 else:
     try:
         from . import http_wire as wire
-        from .http_connection import Connection, Origin, Stale
+        from .http_connection import Connection, Origin
         from .http_httpx2 import Httpx2Route
         from .http_request import Target, environment_proxies, parse_url, proxy_for
         from .http_types import (
@@ -60,7 +60,7 @@ else:
         )
     except ImportError:  # loaded as a top-level module, next to its siblings
         import http_wire as wire
-        from http_connection import Connection, Origin, Stale
+        from http_connection import Connection, Origin
         from http_httpx2 import Httpx2Route
         from http_request import Target, environment_proxies, parse_url, proxy_for
         from http_types import (
@@ -132,11 +132,9 @@ class HttpClient:
         close_after = wire.asks_close(all_headers)
         for fresh in (False, True):
             conn, reused = await self._acquire(origin, fresh)
-            answer = None
             try:
-                answer = await conn.exchange(method, request, close_after, cap, drain_limit)
-                return answer
-            except Stale:
+                return await conn.exchange(method, request, close_after, cap, drain_limit)
+            except wire.EndedEarly:
                 if not reused or fresh:
                     raise ConnectionBroken(
                         "the server closed the connection without answering"
@@ -144,7 +142,7 @@ class HttpClient:
             except (OSError, wire.Malformed, zlib.error) as error:
                 raise ConnectionBroken(short(error)) from None
             finally:
-                self._release(conn, answer is not None and conn.reusable)
+                self._release(conn, conn.reusable)
         raise AssertionError("unreachable")
 
     # ---- routes --------------------------------------------------------------------------------

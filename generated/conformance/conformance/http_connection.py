@@ -22,14 +22,10 @@ else:
         from http_body import Sink
         from http_types import Answer, Headers, connect_failed
 
-__all__ = ["Connection", "Origin", "Stale"]
+__all__ = ["Connection", "Origin"]
 
 Origin = tuple[str, str, int]  # scheme, host, port
 _KEEPALIVE_EXPIRY = 5.0  # seconds idle before a connection is not reused (Node closes at 5 s)
-
-
-class Stale(Exception):
-    """The connection ended or failed before any byte of the answer."""
 
 
 class Connection:
@@ -66,15 +62,13 @@ class Connection:
         self, method: str, request: bytes, close_after: bool, cap: int, drain_limit: int
     ) -> Answer:
         """Send `request` (http_wire.encode_request) and read the answer; `reusable` tells after.
-        Stale when the connection ended before answering; wire.Malformed and OSError otherwise."""
+        wire.EndedEarly when the connection ended before answering; wire.Malformed and OSError
+        otherwise."""
         self.reusable = False
         self.writer.write(request)
         with contextlib.suppress(OSError):  # the server may have answered early (a 413): read it
             await self.writer.drain()
-        try:
-            head = await wire.read_head(self.reader)
-        except wire.EndedEarly as early:
-            raise Stale from early.__cause__
+        head = await wire.read_head(self.reader)
         headers = Headers.from_raw(head.headers)
         sink = Sink(cap, drain_limit, headers.get("content-encoding"))
         body = wire.framing(method, head)

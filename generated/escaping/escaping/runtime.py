@@ -218,19 +218,23 @@ class ToolRuntime:
         credentials = self.credentials
         if not credentials.secrets:
             return result
-        texts = [c.text for c in result.content if isinstance(c, types.TextContent)]
+        content = result.content
+        changed = {  # scrub returns its argument when it finds nothing
+            i: text
+            for i, c in enumerate(content)
+            if isinstance(c, types.TextContent)
+            and (text := credentials.scrub(c.text)) is not c.text
+        }
         structured = result.structured_content
-        if all(credentials.scrub(text) is text for text in texts) and (
-            structured is None or not credentials.in_json(structured)
-        ):
-            return result  # nothing to hide (scrub returns its argument when it finds nothing)
+        if not changed and (structured is None or not credentials.in_json(structured)):
+            return result  # nothing to hide
         scrubbed = [
             (
-                types.TextContent(text=credentials.scrub(c.text))
+                types.TextContent(text=changed.get(i, c.text))
                 if isinstance(c, types.TextContent)
                 else c
             )
-            for c in result.content
+            for i, c in enumerate(content)
         ]
         update: dict[str, Any] = {"content": scrubbed}
         if structured is not None:

@@ -1,9 +1,10 @@
 """HTTP/1.1 on the wire for the runtime's HTTP client (RFC 9112): a request's bytes, checked as h11
-checks them, and an answer read from an asyncio stream. Stdlib only.
+checks them (and a little more), and an answer read from an asyncio stream. Stdlib only.
 
-A request: the method and header names are tokens, header values have no control characters and no
-surrounding blanks, the target is printable ASCII; its body must fit its framing (Content-Length, or
-`Transfer-Encoding: chunked`, never both). Error messages name the header, never its value.
+A request: the method and header names are tokens, header values have no NUL, CR or LF and no
+surrounding blanks (h11's rule), the target is printable ASCII; its body must fit its framing
+(Content-Length, or `Transfer-Encoding: chunked`; never both, which h11 would send). Error messages name
+the header, never its value.
 An answer: 1xx answers are skipped; HEAD, 204 and 304 have no body; chunked, Content-Length or read
 until the server closes, in that order; obsolete line folding is joined with a space, and bare LF
 line ends are taken as CRLF (as h11 does). A head or trailer section over 100 KiB is refused.
