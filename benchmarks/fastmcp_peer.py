@@ -127,8 +127,8 @@ def fastmcp_spec(python: Path, spec: Path) -> Path:
     if not _is_swagger2(str(spec.absolute()), spec.stat().st_mtime_ns):
         return spec
     from openapi2mcp.diagnostics import Diagnostics
-    from openapi2mcp.loader import load_source
-    from openapi2mcp.swagger2 import convert_swagger2
+    from openapi2mcp.load.source import load_source
+    from openapi2mcp.load.swagger2.convert import convert_swagger2
 
     document, _ = load_source(str(spec))
     converted.parent.mkdir(parents=True, exist_ok=True)
@@ -141,8 +141,8 @@ def fastmcp_spec(python: Path, spec: Path) -> Path:
 @functools.lru_cache(maxsize=64)
 def _is_swagger2(spec: str, mtime_ns: int) -> bool:
     """Remembered per file version: parsing a big spec takes seconds."""
-    from openapi2mcp.loader import load_source
-    from openapi2mcp.swagger2 import is_swagger2
+    from openapi2mcp.load.source import load_source
+    from openapi2mcp.load.swagger2.convert import is_swagger2
 
     return is_swagger2(load_source(spec)[0])
 

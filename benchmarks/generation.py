@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openapi2mcp.bundle import bundle
 from openapi2mcp.diagnostics import Diagnostics
-from openapi2mcp.loader import load_source
+from openapi2mcp.load.bundle import bundle
+from openapi2mcp.load.source import load_source
 from openapi2mcp.model import METHOD_ORDER
 
 from .subject import PACKAGE_NAME

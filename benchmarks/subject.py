@@ -75,7 +75,7 @@ def prepare(spec: Path, out: Path) -> Subject:
 
 def operation_id(spec: Path, method: str, path: str) -> str | None:
     """The operationId of METHOD path in the spec (for a peer that names tools after it)."""
-    from openapi2mcp.loader import load_source
+    from openapi2mcp.load.source import load_source
 
     document, _ = load_source(str(spec))
     paths = document.get("paths") if isinstance(document, dict) else None

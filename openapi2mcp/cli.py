@@ -14,8 +14,8 @@ from typing import Annotated, Any, NoReturn, get_args
 
 import typer
 
-from openapi2mcp.bundle import RefOptions
-from openapi2mcp.check import check_package
+from openapi2mcp.ci.check import check_package
+from openapi2mcp.ci.diff import diff_command
 from openapi2mcp.cli_errors import fail
 from openapi2mcp.config import (
     CONFIG_FILE,
@@ -28,15 +28,15 @@ from openapi2mcp.config import (
     merge,
 )
 from openapi2mcp.diagnostics import Diagnostics, Level
-from openapi2mcp.diff_command import diff_command
-from openapi2mcp.loader import LoadError
+from openapi2mcp.emit.output import OutputError, write_package
+from openapi2mcp.load.bundle import RefOptions
+from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import GeneratorOptions, NameStyle, OutputSchemas, SizeLimits
-from openapi2mcp.naming import env_token
-from openapi2mcp.output import OutputError, write_package
-from openapi2mcp.overrides import OverrideError, validate_overrides
 from openapi2mcp.pipeline import generate
-from openapi2mcp.selectors import SELECTOR_FORMS, SelectorError, parse_all
-from openapi2mcp.servers import ServerVariableError
+from openapi2mcp.tools.naming import env_token
+from openapi2mcp.tools.overrides import OverrideError, validate_overrides
+from openapi2mcp.tools.selectors import SELECTOR_FORMS, SelectorError, parse_all
+from openapi2mcp.tools.servers import ServerVariableError
 
 app = typer.Typer(
     add_completion=False,

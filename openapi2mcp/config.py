@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from openapi2mcp.hints import HINT_NAMES
-from openapi2mcp.loader import is_url
+from openapi2mcp.load.source import is_url
 from openapi2mcp.model import METHOD_ORDER, ToolOverride
-from openapi2mcp.overrides import TEXT_FIELDS
+from openapi2mcp.tools.hints import HINT_NAMES
+from openapi2mcp.tools.overrides import TEXT_FIELDS
 
 CONFIG_FILE = "openapi2mcp.toml"
 PYPROJECT = "pyproject.toml"

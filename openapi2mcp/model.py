@@ -111,6 +111,26 @@ class Tool:
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
     base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
 
+    def wire(self) -> dict[str, Any]:
+        """The tool exactly as tools/list sends it."""
+        wire: dict[str, Any] = {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+        }
+        if self.output_schema is not None:
+            wire["outputSchema"] = self.output_schema
+        hints = self.annotations
+        wire["annotations"] = {
+            "title": hints.title,
+            "readOnlyHint": hints.read_only,
+            "destructiveHint": hints.destructive,
+            "idempotentHint": hints.idempotent,
+            "openWorldHint": hints.open_world,
+        }
+        return wire
+
 
 @dataclass(frozen=True)
 class ApiModel:

@@ -8,20 +8,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from openapi2mcp.budget import fit_tools
-from openapi2mcp.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.diagnostics import Diagnostics
-from openapi2mcp.formatting import format_files
-from openapi2mcp.loader import LoadError, load_source
-from openapi2mcp.mapper import map_document
+from openapi2mcp.emit.formatting import format_files
+from openapi2mcp.emit.render import render_package, render_starters, runtime_files
+from openapi2mcp.fit.budget import fit_tools
+from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
+from openapi2mcp.load.overlay import apply_overlays
+from openapi2mcp.load.source import LoadError, load_source
+from openapi2mcp.load.swagger2.convert import convert_swagger2_with_origins, is_swagger2
+from openapi2mcp.load.swagger2.origins import SwaggerOrigins
 from openapi2mcp.model import ApiModel, GeneratorOptions
-from openapi2mcp.overlay import apply_overlays
-from openapi2mcp.overrides import validate_overrides
-from openapi2mcp.render import render_package, render_starters, runtime_files
-from openapi2mcp.selectors import parse_all
-from openapi2mcp.servers import check_overrides
-from openapi2mcp.swagger2 import convert_swagger2_with_origins, is_swagger2
-from openapi2mcp.swagger2_pointers import SwaggerOrigins
+from openapi2mcp.tools.mapper import map_document
+from openapi2mcp.tools.overrides import validate_overrides
+from openapi2mcp.tools.selectors import parse_all
+from openapi2mcp.tools.servers import check_overrides
 
 
 @dataclass(frozen=True)

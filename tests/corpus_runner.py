@@ -37,12 +37,12 @@ import pydantic_core
 from corpus_specs import CorpusSpec
 
 from openapi2mcp import pipeline
-from openapi2mcp.bundle import RefOptions
 from openapi2mcp.diagnostics import SpecError, pointer_join
+from openapi2mcp.emit.render import TOOL_DATA_FILE
+from openapi2mcp.load.bundle import RefOptions
+from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import METHOD_ORDER, GeneratorOptions
-from openapi2mcp.naming import env_token
-from openapi2mcp.refs import Resolver
-from openapi2mcp.render import TOOL_DATA_FILE
+from openapi2mcp.tools.naming import env_token
 
 DEFAULT_TIMEOUT = 180.0  # seconds for one spec (times --repeat); the largest takes ~8 s on 2 busy cores
 HARD_GRACE = 30.0  # seconds after the timeout before a worker stuck in C code is ended

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from openapi2mcp.bundle import RefOptions
 from openapi2mcp.cli import app
-from openapi2mcp.loader import LoadError
+from openapi2mcp.load.bundle import RefOptions
+from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import GeneratorOptions
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from openapi2mcp.bundle import RefOptions
 from openapi2mcp.cli import Resolved, resolve
 from openapi2mcp.config import ConfigError, Setting, find_config, load_config, merge, read_config
+from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.model import GeneratorOptions, SizeLimits, ToolOverride
 
 FULL = """

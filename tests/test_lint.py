@@ -31,8 +31,8 @@ def test_the_generated_runtime_passes_mypy_strict() -> None:
 
 
 def test_the_runtime_modules_copied_verbatim_are_already_black_formatted() -> None:
-    from openapi2mcp.formatting import format_python
-    from openapi2mcp.render import runtime_files
+    from openapi2mcp.emit.formatting import format_python
+    from openapi2mcp.emit.render import runtime_files
 
     for path in runtime_files():
         text = path.read_text("utf-8")

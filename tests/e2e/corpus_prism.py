@@ -17,12 +17,12 @@ from e2e_support import Generated, dump
 from test_e2e_property import Call, arguments_in, narrowings, prism_cannot_serve, sendable_path
 
 from openapi2mcp import pipeline
-from openapi2mcp.bundle import RefOptions
-from openapi2mcp.loader import load_source
+from openapi2mcp.load.bundle import RefOptions
+from openapi2mcp.load.refs import Resolver, unescape_token
+from openapi2mcp.load.source import load_source
+from openapi2mcp.load.swagger2.convert import is_swagger2
 from openapi2mcp.model import GeneratorOptions, SizeLimits, Tool
-from openapi2mcp.parameters import CLIENT_HEADERS
-from openapi2mcp.refs import Resolver, unescape_token
-from openapi2mcp.swagger2 import is_swagger2
+from openapi2mcp.tools.parameters import CLIENT_HEADERS
 
 SAMPLE_TOOLS = 3  # per spec
 EXAMPLES_PER_TOOL = 2
@@ -150,7 +150,7 @@ def draw(route: dict[str, Any], schema: dict[str, Any]) -> list[dict[str, Any]]:
 @dataclass(frozen=True)
 class SpecFacts:
     """What the Prism sample needs from the spec beyond the generated package: each tool's
-    inputSchema before any compaction (`openapi2mcp.budget`), which arguments are drawn from, so
+    inputSchema before any compaction (`openapi2mcp.fit.budget`), which arguments are drawn from, so
     that what the spec asks of a request is tested, not the looser schema the server lists (which
     accepts every such argument); and the tools whose every request Prism 5.16 refuses, with why."""
 

@@ -27,7 +27,7 @@ from e2e_support import (
 )
 from recording_upstream import RecordingUpstream, Reply
 
-from openapi2mcp.loader import load_source
+from openapi2mcp.load.source import load_source
 
 pytestmark = pytest.mark.e2e
 

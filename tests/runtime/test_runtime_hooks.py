@@ -534,9 +534,9 @@ def test_without_hooks_the_runtime_lists_exactly_the_generated_tools() -> None:
 
 
 def test_the_hooks_py_openapi2mcp_writes_loads_and_defines_nothing(package: Any) -> None:
+    from openapi2mcp.emit.render import render_starters
     from openapi2mcp.model import GeneratorOptions
     from openapi2mcp.pipeline import generate
-    from openapi2mcp.render import render_starters
 
     name, folder = package
     options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE")

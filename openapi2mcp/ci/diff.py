@@ -1,0 +1,209 @@
+"""`openapi2mcp diff OLD NEW`: the tool changelog between two versions of an API, for CI and reviews.
+
+Each side is an OpenAPI spec (a path or URL, generated in memory with the default options and
+`--name-style`) or a generated package: its directory (the `<package>/tool_data.json` that the
+`.openapi2mcp-manifest.json` lists, else the one `*/tool_data.json`) or that `tool_data.json` itself.
+The comparison is `openapi2mcp.ci.changelog`; this module reads the sides and prints the result.
+Exit status: 1 when a change breaks clients, 0 otherwise, 2 when a side cannot be read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Any, cast, get_args
+
+import typer
+
+from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, compare
+from openapi2mcp.cli_errors import fail
+from openapi2mcp.diagnostics import Level
+from openapi2mcp.emit.output import OutputError, read_manifest
+from openapi2mcp.emit.render import TOOL_DATA_FILE
+from openapi2mcp.load.source import LoadError, is_url
+from openapi2mcp.model import GeneratorOptions, NameStyle
+from openapi2mcp.pipeline import generate
+
+EXIT_COMPATIBLE, EXIT_BREAKING = 0, 1
+FORMATS = ("text", "markdown")
+_SIDE_HELP = "OpenAPI spec (file or URL), generated package directory or its tool_data.json"
+
+
+def diff_command(
+    old: Annotated[str, typer.Argument(help=f"The earlier version: {_SIDE_HELP}")],
+    new: Annotated[str, typer.Argument(help=f"The later version: {_SIDE_HELP}")],
+    output_format: Annotated[
+        str, typer.Option("--format", help="'text', or 'markdown' for a pull-request comment")
+    ] = "text",
+    name_style: Annotated[
+        str, typer.Option(help="Tool names of a spec side: 'portable' or 'mcp' (as `generate`)")
+    ] = "portable",
+) -> None:
+    """Show which tools were added, removed, renamed or changed from OLD to NEW.
+
+    Exit status 1 when a change breaks clients, 0 otherwise, 2 when OLD or NEW cannot be read."""
+    if output_format not in FORMATS:
+        fail(f"--format {output_format!r}: choose 'text' or 'markdown'")
+    if name_style not in get_args(NameStyle):
+        fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
+    style = cast(NameStyle, name_style)
+    try:
+        changelog = compare(load_side(old, style), load_side(new, style))
+    except LoadError as error:
+        fail(str(error))
+    except RecursionError:  # only a pathological tool_data.json nests this deep
+        fail("the tool schemas are nested too deeply to compare")
+    typer.echo(render_markdown(changelog) if output_format == "markdown" else render_text(changelog))
+    raise typer.Exit(EXIT_BREAKING if changelog.breaking_count else EXIT_COMPATIBLE)
+
+
+def load_side(source: str, name_style: NameStyle) -> ToolSet:
+    """The tools of a spec, a generated package directory or a `tool_data.json` (LoadError if none)."""
+    if not is_url(source):
+        path = Path(source)
+        if path.is_dir():
+            return read_tool_data(find_tool_data(path))
+        if path.name == TOOL_DATA_FILE:
+            return read_tool_data(path)
+    return _spec_tools(source, name_style)
+
+
+def _spec_tools(source: str, name_style: NameStyle) -> ToolSet:
+    """The tools of the `tool_data.json` that a generation with the default options renders."""
+    options = GeneratorOptions(dist_name="api", env_prefix="API", name_style=name_style)
+    generation = generate(source, options)
+    skipped = generation.diagnostics.count(Level.ERROR)
+    if skipped:
+        noun = "operation" if skipped == 1 else "operations"
+        typer.echo(
+            f"openapi2mcp: {source}: {skipped} {noun} skipped with errors "
+            "(`openapi2mcp generate` lists them); they count as absent",
+            err=True,
+        )
+    return parse_tool_data(generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"], Path(source))
+
+
+def find_tool_data(directory: Path) -> Path:
+    """The package's data file: the one the manifest lists, or the one `*/tool_data.json`."""
+    try:
+        owned = read_manifest(directory)
+    except OutputError:
+        owned = None  # unreadable: look at the files themselves
+    if owned is None:
+        found = sorted(directory.glob(f"*/{TOOL_DATA_FILE}"))
+    else:
+        paths = (PurePosixPath(item) for item in owned)
+        found = sorted(
+            directory / path for path in paths if len(path.parts) == 2 and path.name == TOOL_DATA_FILE
+        )
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise LoadError(f"{directory}: not a generated package (no <package>/{TOOL_DATA_FILE} in it)")
+    shown = ", ".join(path.parent.name for path in found)
+    raise LoadError(f"{directory}: several packages ({shown}): name one's {TOOL_DATA_FILE} instead")
+
+
+def read_tool_data(path: Path) -> ToolSet:
+    try:
+        text = path.read_text("utf-8")
+    except OSError as error:
+        raise LoadError(f"{path}: cannot read the file: {error.strerror or error}") from None
+    except ValueError as error:  # not UTF-8
+        raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
+    return parse_tool_data(text, path)
+
+
+def parse_tool_data(text: str, path: Path) -> ToolSet:
+    """The tools of a `tool_data.json` text (`path` names it in errors)."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
+    tools = data.get("tools") if isinstance(data, dict) else None
+    if not isinstance(tools, list) or not all(_is_tool(tool) for tool in tools):
+        raise LoadError(f'{path}: not a {TOOL_DATA_FILE} file (no "tools" list of named tools)')
+    routes = data.get("routes")
+    return ToolSet(tuple(tools), _route_keys(routes) if isinstance(routes, dict) else {})
+
+
+def _is_tool(tool: Any) -> bool:
+    return isinstance(tool, dict) and isinstance(tool.get("name"), str)
+
+
+def _route_keys(routes: dict[str, Any]) -> dict[str, str]:
+    return {
+        name: _route_key(route["method"], route["path"], route.get("fixedQuery") or ())
+        for name, route in routes.items()
+        if isinstance(route, dict)
+        and isinstance(route.get("method"), str)
+        and isinstance(route.get("path"), str)
+    }
+
+
+def _route_key(method: str, path: str, fixed_query: Iterable[Iterable[Any]]) -> str:
+    """`GET /pets/{petId}`; with a path key's fixed query `GET /items?view=full`."""
+    query = "&".join("=".join(str(part) for part in pair) for pair in fixed_query)
+    return f"{method.upper()} {path}" + (f"?{query}" if query else "")
+
+
+def render_text(changelog: Changelog) -> str:
+    """The summary line, then per tool a heading line and its changes as bullets."""
+    lines = [changelog.summary()]
+    if changelog.tools:
+        lines.append("")
+    for tool in changelog.tools:
+        lines.append(_heading(tool, str))
+        lines += [
+            f"  - {'BREAKING ' if change.breaking else ''}{_where(change, str)}{change.text}"
+            for change in tool.changes
+        ]
+    return "\n".join(lines)
+
+
+def render_markdown(changelog: Changelog) -> str:
+    """A pull-request comment: a heading, the summary, a table of the tools, a section per changed tool."""
+    lines = ["## Tool changes", "", _escape(changelog.summary())]
+    if changelog.tools:
+        lines += ["", "| Tool | Change | Breaking changes |", "| --- | --- | ---: |"]
+        lines += [
+            f"| {_code(tool.name)} | {_kind(tool, _code)} | {tool.breaking_count} |"
+            for tool in changelog.tools
+        ]
+    for tool in changelog.tools:
+        if tool.changes:
+            lines += ["", f"### {_heading(tool, _code)}", ""]
+            lines += [_markdown_bullet(change) for change in tool.changes]
+    return "\n".join(lines)
+
+
+def _heading(tool: ToolChange, quote: Callable[[str], str]) -> str:
+    mark = " (BREAKING)" if tool.kind in ("removed", "renamed") else ""
+    return f"{quote(tool.name)}: {_kind(tool, quote)}{mark}"
+
+
+def _kind(tool: ToolChange, quote: Callable[[str], str]) -> str:
+    return f"renamed from {quote(tool.old_name)}" if tool.old_name is not None else tool.kind
+
+
+def _where(change: Change, quote: Callable[[str], str]) -> str:
+    """`argument body.zip: `, `output result[].id: `, `inputSchema: `; nothing for the tool itself."""
+    if change.side == "tool":
+        return ""
+    if not change.path:
+        return f"{change.side}Schema: "
+    return f"{'argument' if change.side == 'input' else 'output'} {quote(change.path)}: "
+
+
+def _markdown_bullet(change: Change) -> str:
+    return f"- {'**BREAKING** ' if change.breaking else ''}{_where(change, _code)}{_escape(change.text)}"
+
+
+def _code(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def _escape(text: str) -> str:
+    """Text that Markdown shows as it is (values like `^[a-z]*$` hold its syntax)."""
+    return "".join(f"\\{char}" if char in "\\`*_[]<|" else char for char in text)

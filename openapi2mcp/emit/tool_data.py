@@ -1,0 +1,82 @@
+"""The generated server's data file (`tool_data.json`, see docs/tool-data.md) from the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from openapi2mcp.model import ApiModel, Body, GeneratorOptions, Parameter, SecurityScheme, Tool
+
+FORMAT_VERSION = 1
+
+
+def tool_data(model: ApiModel, options: GeneratorOptions, generator: str) -> dict[str, Any]:
+    return {
+        "format": FORMAT_VERSION,
+        "generator": generator,
+        "server": {"name": options.dist_name, "version": model.version, "title": model.title},
+        "tools": [tool.wire() for tool in model.tools],
+        "routes": {tool.name: _route(tool) for tool in model.tools},
+        "securitySchemes": {scheme.key: _scheme(scheme) for scheme in model.security_schemes},
+    }
+
+
+def _route(tool: Tool) -> dict[str, Any]:
+    route: dict[str, Any] = {"baseUrl": tool.base_url} if tool.base_url else {}
+    return route | {
+        "method": tool.method,
+        "path": tool.path,
+        "fixedQuery": [list(pair) for pair in tool.fixed_query],
+        "params": [_parameter(parameter) for parameter in tool.parameters],
+        "body": _body(tool.body) if tool.body else None,
+        "security": [
+            [{"scheme": use.scheme, "scopes": list(use.scopes)} for use in alt] for alt in tool.security
+        ],
+        "wrapped": tool.output_wrapped,
+        "hasOutputSchema": tool.output_schema is not None,
+    }
+
+
+def _parameter(parameter: Parameter) -> dict[str, Any]:
+    return {
+        "arg": parameter.argument,
+        "name": parameter.name,
+        "in": parameter.location,
+        "required": parameter.required,
+        "style": parameter.style,
+        "explode": parameter.explode,
+        "allowReserved": parameter.allow_reserved,
+        "contentType": parameter.content_type,
+    }
+
+
+def _body(body: Body) -> dict[str, Any]:
+    return {
+        "mediaType": body.media_type,
+        "kind": body.kind,
+        "required": body.required,
+        "fields": [
+            {
+                "arg": field.argument,
+                "name": field.name,
+                "required": field.required,
+                "binary": field.binary,
+                "contentType": field.content_type,
+                "style": field.style,
+                "explode": field.explode,
+            }
+            for field in body.fields
+        ],
+        "arg": body.argument,
+        "binary": body.binary,
+    }
+
+
+def _scheme(scheme: SecurityScheme) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": scheme.kind, "env": dict(scheme.env)}
+    if scheme.kind == "apiKey":
+        data |= {"in": scheme.location, "name": scheme.parameter_name}
+    if scheme.kind == "http":
+        data["scheme"] = scheme.http_scheme
+    if scheme.kind == "oauth2":
+        data["tokenUrl"] = scheme.token_url
+    return data

@@ -1,0 +1,1 @@
+"""Stage 3, fit: shrink schemas until every tool and the whole tools/list fit the size limits."""

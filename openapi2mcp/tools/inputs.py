@@ -1,0 +1,236 @@
+"""A tool's arguments: parameters and body fields under clash-free names, and the inputSchema."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
+from openapi2mcp.load.refs import Resolver
+from openapi2mcp.model import Body, BodyField, JSONSchema, Parameter
+from openapi2mcp.schemas.converter import SchemaConverter
+from openapi2mcp.tools.bodies import RawBody, choose_body, is_binary_schema
+from openapi2mcp.tools.naming import resolve_argument_clashes
+from openapi2mcp.tools.operations import OperationRef
+from openapi2mcp.tools.parameters import RawParameter, collect_parameters
+from openapi2mcp.tools.sendable import NON_EMPTY, forbid_empty, non_null
+
+_TEMPLATE_NAME = re.compile(r"{([^{}]+)}")
+WHOLE_BODY = "body"
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    parameters: tuple[Parameter, ...]
+    body: Body | None
+    schema: JSONSchema
+    body_note: str
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """One future argument before naming: where it goes and its converted schema."""
+
+    raw_name: str
+    location: str
+    required: bool
+    schema: JSONSchema
+    required_in_body: bool = False  # required by the body schema, however optional the body is
+
+
+def build_inputs(
+    ref: OperationRef, resolver: Resolver, converter: SchemaConverter, diagnostics: Diagnostics
+) -> Inputs:
+    path_pointer = pointer_join("#/paths", ref.path)
+    raw_parameters = collect_parameters(
+        ref.path_item.get("parameters"),
+        ref.operation.get("parameters"),
+        path_pointer,
+        ref.pointer,
+        resolver,
+        diagnostics,
+    )
+    raw_parameters = _match_path_template(ref, raw_parameters, diagnostics)
+    raw_body = choose_body(
+        ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver
+    )
+    slots = [_parameter_slot(parameter, converter) for parameter in raw_parameters]
+    body_properties = _flattenable(raw_body, converter)
+    slots += _body_slots(raw_body, body_properties, converter)
+    names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots])
+    parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
+    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
+    body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
+    defs = converter.local_defs(raw_body.schema, raw_body.schema_pointer) if raw_body else None
+    return Inputs(parameters, body, _object_schema(slots, names, raw_body, defs), _body_note(raw_body))
+
+
+def _match_path_template(
+    ref: OperationRef, parameters: list[RawParameter], diagnostics: Diagnostics
+) -> list[RawParameter]:
+    """Every `{name}` of the path needs a path parameter; extra path parameters are dropped."""
+    in_template = set(_TEMPLATE_NAME.findall(ref.path))
+    declared = {p.name for p in parameters if p.location == "path"}
+    missing = sorted(in_template - declared)
+    if missing:
+        raise SpecError(ref.pointer, f"path parameter(s) {missing} of {ref.path!r} are not declared")
+    unused = sorted(declared - in_template)
+    if unused:
+        diagnostics.warning(ref.pointer, f"path parameter(s) {unused} are not in the path template; dropped")
+    return [p for p in parameters if p.location != "path" or p.name in in_template]
+
+
+def _parameter_slot(parameter: RawParameter, converter: SchemaConverter) -> _Slot:
+    """The parameter's own description first, then its schema's, then a deprecation note."""
+    schema = dict(converter.input_schema(parameter.schema, parameter.schema_pointer))
+    notes = [parameter.description.strip(), str(schema.get("description") or "").strip()]
+    if parameter.deprecated:
+        notes.append("Deprecated.")
+    text = " ".join(dict.fromkeys(note for note in notes if note))
+    if text:
+        schema["description"] = text
+    return _Slot(parameter.name, parameter.location, parameter.required, _sendable(parameter, schema))
+
+
+def _sendable(parameter: RawParameter, schema: JSONSchema) -> JSONSchema:
+    """Only values the runtime sends and the API accepts (see `openapi2mcp.tools.sendable`): a required
+    parameter given as null (or as an empty header or cookie list) would be left out; a path
+    segment is never empty; a query value is never empty (`name=`) unless `allowEmptyValue`."""
+    if parameter.required:
+        schema = non_null(schema)
+    if parameter.content_type is not None:
+        return schema  # sent as JSON text, which is never empty
+    if parameter.location == "path":
+        return forbid_empty(schema, NON_EMPTY, items=True)
+    if parameter.location == "query":
+        return forbid_empty(schema, _empty_in_query(parameter), items=not parameter.allow_empty_value)
+    return forbid_empty(schema, ("array", "object")) if parameter.required else schema
+
+
+def _empty_in_query(parameter: RawParameter) -> list[str]:
+    """The types whose empty value must not be sent: `""` is sent as `name=`, refused unless
+    `allowEmptyValue`; an empty array or object is sent as nothing when exploded (and an object in
+    deepObject style), which a required parameter cannot be, otherwise as `name=` too."""
+    kinds = [] if parameter.allow_empty_value else ["string"]
+    for kind in ("array", "object"):
+        sends_nothing = parameter.explode or (kind == "object" and parameter.style == "deepObject")
+        refused = parameter.required if sends_nothing else not parameter.allow_empty_value
+        if refused:
+            kinds.append(kind)
+    return kinds
+
+
+def _flattenable(
+    raw_body: RawBody | None, converter: SchemaConverter
+) -> tuple[dict[str, Any], set[str]] | None:
+    if raw_body is None or raw_body.kind not in ("json", "form", "multipart"):
+        return None
+    found = converter.object_properties(raw_body.schema, raw_body.schema_pointer)
+    return found if found is not None and found[0] else None
+
+
+def _body_slots(
+    raw_body: RawBody | None, properties: tuple[dict[str, Any], set[str]] | None, converter: SchemaConverter
+) -> list[_Slot]:
+    if raw_body is None:
+        return []
+    if properties is None:
+        schema = dict(converter.input_schema(raw_body.schema, raw_body.schema_pointer))
+        if raw_body.required:
+            schema = non_null(schema)  # the runtime sends no body for null
+        if raw_body.description and "description" not in schema:
+            schema["description"] = raw_body.description
+        return [_Slot(WHOLE_BODY, "body", raw_body.required, schema)]
+    fields, required = properties
+    base = pointer_join(raw_body.schema_pointer, "properties")
+    return [
+        _Slot(
+            name,
+            "body",
+            raw_body.required and name in required,
+            converter.input_schema(schema, pointer_join(base, name)),
+            name in required,
+        )
+        for name, schema in fields.items()
+    ]
+
+
+def _bind_body(
+    raw_body: RawBody,
+    properties: tuple[dict[str, Any], set[str]] | None,
+    names: list[str],
+    resolver: Resolver,
+) -> Body:
+    if properties is None:
+        return Body(
+            raw_body.media_type,
+            raw_body.kind,
+            raw_body.required,
+            argument=names[0],
+            binary=raw_body.kind == "binary"
+            or is_binary_schema(raw_body.schema, resolver, raw_body.schema_pointer),
+        )
+    fields, required = properties
+    base = pointer_join(raw_body.schema_pointer, "properties")
+    bound = []
+    for (name, schema), argument in zip(fields.items(), names, strict=True):
+        encoding = raw_body.encoding.get(name)
+        encoding = encoding if isinstance(encoding, dict) else {}
+        explode = encoding.get("explode")
+        bound.append(
+            BodyField(
+                argument=argument,
+                name=name,
+                required=name in required,
+                binary=raw_body.kind == "multipart"
+                and is_binary_schema(schema, resolver, pointer_join(base, name)),
+                content_type=(
+                    encoding.get("contentType") if isinstance(encoding.get("contentType"), str) else None
+                ),
+                style=encoding.get("style") if isinstance(encoding.get("style"), str) else None,
+                explode=explode if isinstance(explode, bool) else None,
+            )
+        )
+    return Body(raw_body.media_type, raw_body.kind, raw_body.required, fields=tuple(bound))
+
+
+def _object_schema(
+    slots: list[_Slot], names: list[str], raw_body: RawBody | None, defs: dict[str, JSONSchema] | None
+) -> JSONSchema:
+    """The inputSchema; `defs` are the body schema's local `$defs`, which its `#/$defs/...` refs name."""
+    schema: JSONSchema = {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "type": "object",
+        "properties": {name: slot.schema for slot, name in zip(slots, names, strict=True)},
+    }
+    required = [name for slot, name in zip(slots, names, strict=True) if slot.required]
+    if required:
+        schema["required"] = required
+    dependent = _optional_body_rule(slots, names, raw_body)
+    if dependent:
+        schema["dependentRequired"] = dependent
+    schema["additionalProperties"] = False
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _optional_body_rule(
+    slots: list[_Slot], names: list[str], raw_body: RawBody | None
+) -> dict[str, list[str]]:
+    """An optional object body may be left out, but once any field is given its required ones are due."""
+    if raw_body is None or raw_body.required:
+        return {}
+    in_body = [(slot, name) for slot, name in zip(slots, names, strict=True) if slot.location == "body"]
+    due = [name for slot, name in in_body if slot.required_in_body]
+    rule = {name: [other for other in due if other != name] for _, name in in_body}
+    return {name: others for name, others in rule.items() if others}
+
+
+def _body_note(raw_body: RawBody | None) -> str:
+    if raw_body is None or not raw_body.alternatives:
+        return ""
+    others = ", ".join(raw_body.alternatives)
+    return f"Request body is sent as {raw_body.media_type} (the API also accepts {others})."

@@ -1,0 +1,179 @@
+"""Map each operation of a loaded OAS 3.x document to a `Tool`, or to diagnostics."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
+from openapi2mcp.load.refs import Resolver
+from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme, Tool, ToolOverride
+from openapi2mcp.schemas.converter import SchemaConverter
+from openapi2mcp.tools.hints import annotations_for
+from openapi2mcp.tools.inputs import build_inputs
+from openapi2mcp.tools.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
+from openapi2mcp.tools.operations import OperationRef, iter_operations
+from openapi2mcp.tools.outputs import build_output
+from openapi2mcp.tools.overrides import OverrideIndex, merged_x_mcp
+from openapi2mcp.tools.path_keys import split_path_key
+from openapi2mcp.tools.security import map_requirements, map_schemes
+from openapi2mcp.tools.selectors import Selection
+from openapi2mcp.tools.servers import default_base_url, own_base_url
+from openapi2mcp.tools.validation import check_operation
+
+_DESCRIPTION_LIMIT = 4000
+
+
+def map_document(
+    document: dict[str, Any], options: GeneratorOptions, diagnostics: Diagnostics, source: str = ""
+) -> ApiModel:
+    """The whole model: API metadata, security schemes and one tool per usable operation that the
+    options' selectors keep (with their overrides applied). Raise SelectorError for a selector that
+    cannot be read."""
+    resolver = Resolver(document)
+    version = str(document.get("openapi", "3.0"))
+    converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
+    schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
+    server_variables = dict(options.server_variables)
+    base_url = default_base_url(document, source, diagnostics, server_variables)
+    context = _Context(
+        document, resolver, converter, schemes, options, diagnostics, base_url, source, server_variables
+    )
+    selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
+    tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
+    for ref in iter_operations(document, resolver, diagnostics):
+        its_overrides = overrides.matching(ref)  # also for operations left out: not "unmatched"
+        if not selection.keeps(ref):
+            continue
+        try:
+            tool = _map_operation(ref, context, its_overrides)
+            tools.append((tool, f"{tool.method} {ref.path}"))
+        except SpecError as error:
+            where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
+            diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
+        except RecursionError:  # a schema nested hundreds of levels deep (or a chain of files)
+            diagnostics.error(ref.pointer, "a schema is nested too deeply to convert; operation skipped")
+    selection.report(diagnostics)
+    overrides.warn_unmatched(diagnostics)
+    raw_info = document.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
+    return ApiModel(
+        title=str(info.get("title") or options.dist_name),
+        version=str(info.get("version") or "0.0.0"),
+        description=str(info.get("description") or ""),
+        default_base_url=base_url,
+        security_schemes=tuple(schemes.values()),
+        tools=_with_unique_names(tools, options, diagnostics),
+    )
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What mapping one operation needs from the whole document."""
+
+    document: dict[str, Any]
+    resolver: Resolver
+    converter: SchemaConverter
+    schemes: dict[str, SecurityScheme]
+    options: GeneratorOptions
+    diagnostics: Diagnostics
+    base_url: str
+    source: str
+    server_variables: dict[str, str]  # --server-var
+
+
+def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
+    diagnostics, options = context.diagnostics, context.options
+    path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
+    check_operation(ref.operation, ref.pointer, context.document)
+    operation = ref.operation
+    x_mcp = merged_x_mcp(_x_mcp(operation, ref.pointer, diagnostics), overrides)
+    operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
+    raw_name = x_mcp.get("name") or operation_id or fallback_raw_name(ref.method, ref.path)
+    name = tool_name(str(raw_name), options.name_style)
+    summary = _text(operation.get("summary"))
+    title = _text(x_mcp.get("title")) or summary or humanize(name)
+    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics)
+    output = build_output(
+        operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
+    )
+    raw_security = operation["security"] if "security" in operation else context.document.get("security")
+    security_pointer = pointer_join(ref.pointer, "security")
+    return Tool(
+        name=name,
+        title=title,
+        description=_description(x_mcp, summary, operation, ref, inputs.body_note),
+        method=ref.method.upper(),
+        path=path,
+        pointer=ref.pointer,
+        operation_id=operation_id,
+        parameters=inputs.parameters,
+        body=inputs.body,
+        input_schema=inputs.schema,
+        output_schema=output.schema,
+        output_wrapped=output.wrapped,
+        annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
+        security=map_requirements(raw_security, context.schemes, security_pointer, diagnostics),
+        tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
+        fixed_query=fixed_query,
+        base_url=own_base_url(
+            ref.path_item,
+            operation,
+            ref.pointer,
+            context.base_url,
+            context.source,
+            diagnostics,
+            context.server_variables,
+        ),
+    )
+
+
+def _x_mcp(operation: dict[str, Any], pointer: str, diagnostics: Diagnostics) -> dict[str, Any]:
+    value = operation.get("x-mcp")
+    if value is None or value is True:
+        return {}
+    if not isinstance(value, dict):
+        diagnostics.warning(pointer_join(pointer, "x-mcp"), "x-mcp must be an object or false; ignored")
+        return {}
+    return value
+
+
+def _text(value: Any) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _description(
+    x_mcp: dict[str, Any], summary: str, operation: dict[str, Any], ref: OperationRef, body_note: str
+) -> str:
+    override = x_mcp.get("description")
+    if isinstance(override, str) and override.strip():
+        parts = [override.strip()]
+    else:
+        detail = operation.get("description")
+        parts = [part for part in (summary, detail.strip() if isinstance(detail, str) else "") if part]
+        if len(parts) == 2 and parts[1].startswith(parts[0]):
+            parts = [parts[1]]
+    text = "\n\n".join(parts)
+    if len(text) > _DESCRIPTION_LIMIT:
+        text = text[: _DESCRIPTION_LIMIT - 1].rstrip() + "…"
+    footer = f"HTTP: {ref.method.upper()} {ref.path}" + (f"\n{body_note}" if body_note else "")
+    return f"{text}\n\n{footer}" if text else footer
+
+
+def _with_unique_names(
+    tools: list[tuple[Tool, str]], options: GeneratorOptions, diagnostics: Diagnostics
+) -> tuple[Tool, ...]:
+    names = unique_tool_names([(tool.name, identity) for tool, identity in tools], options.name_style)
+    shared = Counter(tool.name for tool, _ in tools)
+    for (tool, _), name in zip(tools, names, strict=True):
+        if name != tool.name:
+            diagnostics.warning(
+                tool.pointer,
+                f"tool name {tool.name!r} is shared by {shared[tool.name]} operations; this one is {name!r}",
+            )
+    return tuple(
+        tool if tool.name == name else dataclasses.replace(tool, name=name)
+        for (tool, _), name in zip(tools, names, strict=True)
+    )

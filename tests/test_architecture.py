@@ -1,0 +1,85 @@
+"""The layout docs/architecture.md describes, as tests: stages import only earlier stages and the
+shared modules, no module imports itself back through others, and every module is readable whole."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "openapi2mcp"
+# Stage folders in pipeline order; a stage may import the ones before it (schemas/ serves tools/).
+STAGES = ("load", "schemas", "tools", "fit", "emit", "ci")
+SHARED = {"openapi2mcp", "openapi2mcp.model", "openapi2mcp.diagnostics"}
+# ci/ runs the whole pipeline (`diff` generates both sides) and fails as the CLI does.
+EXTRA = {"ci": {"openapi2mcp.pipeline", "openapi2mcp.cli_errors"}}
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The openapi2mcp modules `path` imports (TYPE_CHECKING imports too), as module names."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("openapi2mcp"):
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("openapi2mcp"))
+    return found
+
+
+MODULES = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+GRAPH = {name: {i for i in imports_of(path) if i in MODULES and i != name} for name, path in MODULES.items()}
+
+
+def stage_of(name: str) -> str | None:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in STAGES else None
+
+
+def test_every_module_belongs_to_a_stage_or_to_the_top() -> None:
+    strays = [n for n, p in MODULES.items() if p.parent != PACKAGE and stage_of(n) is None]
+    assert strays == []
+
+
+@pytest.mark.parametrize("stage", STAGES)
+def test_a_stage_imports_only_earlier_stages_and_the_shared_modules(stage: str) -> None:
+    earlier = set(STAGES[: STAGES.index(stage) + 1])
+    allowed = SHARED | EXTRA.get(stage, set())
+    wrong = sorted(
+        f"{name} -> {target}"
+        for name, targets in GRAPH.items()
+        if stage_of(name) == stage
+        for target in targets
+        if target not in allowed and (stage_of(target) or "(top)") not in earlier
+    )
+    assert wrong == []
+
+
+def test_the_shared_modules_import_no_stage() -> None:
+    assert {name: GRAPH[name] for name in SHARED if GRAPH.get(name)} == {}
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    def reaches(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = list(GRAPH[start])
+        while todo:
+            current = todo.pop()
+            if current not in seen:
+                seen.add(current)
+                todo.extend(GRAPH[current])
+        return seen
+
+    assert sorted(name for name in GRAPH if name in reaches(name)) == []
+
+
+def test_every_module_is_short_enough_to_read_whole() -> None:
+    long = {n: len(p.read_text().splitlines()) for n, p in MODULES.items()}
+    assert {n: lines for n, lines in long.items() if lines > MAX_LINES} == {}
