@@ -1,10 +1,11 @@
 """The benchmark: `bash benchmarks/run [SPEC ...] [--compare fastmcp] [--smoke]` (see benchmarks/README.md).
 
 For each spec it measures generation (time, memory, the curve), the generated server over stdio (spawn →
-first tools/list, tools/list size, tool calls next to a raw GET and a no-op call on an empty server, memory)
-and over streamable HTTP (10 concurrent clients), all subjects interleaved in the same rounds, and prints
-one table per spec with each target of issue 6. Exit 1 when a target is missed (in --smoke mode: only
-when missed by more than a factor of report.SMOKE_SLACK), 2 when the benchmark itself cannot run."""
+first tools/list, tools/list size, tool calls next to the floor measured in the same rounds -- a no-op call
+on an empty SDK server plus one httpx2 GET -- and to a raw GET, memory) and over streamable HTTP (10
+concurrent clients), all subjects interleaved in the same rounds, and prints one table per spec with each
+target of issue 14. Exit 1 when a target is missed (in --smoke mode: only when missed by more than a
+factor of report.SMOKE_SLACK), 2 when the benchmark itself cannot run."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Load over streamable HTTP: `clients` concurrent MCP sessions calling one tool until `calls` calls are done,
-with the server's memory before and after (issue 6: ≥ 500 calls/s with 10 clients, no errors, memory flat).
+with the server's memory before and after (issue 14: ≥ 600 calls/s with 10 clients, no errors, memory flat).
 
 The client is raw HTTP/1.1 over asyncio streams, one keep-alive connection per session, so that on a small
 machine it costs little next to the server; its own CPU time is reported to show whether it is the bottleneck.

@@ -1,4 +1,4 @@
-"""The results table: each figure with its target (issue 6) and whether it is met.
+"""The results table: each figure with its target (issue 14's, benchmarks/rows.py) and whether it is met.
 
 A row's `limit` is the target; in smoke mode (CI) the limit of a timing row (`noisy`) is loosened by
 SMOKE_SLACK so only a gross regression fails, not the noise of a shared machine; sizes, counts and memory

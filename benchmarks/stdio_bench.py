@@ -1,6 +1,6 @@
 """Stdio figures, every subject measured in the same rounds (interleaved), so ratios share the noise:
-spawn → first tools/list, tools/list size, tool-call latency (median, p99) next to a raw HTTP GET and a
-no-op call on an empty server, and the servers' memory."""
+spawn → first tools/list, tools/list size, tool-call latency (median, p99) next to the floor's parts (a
+no-op call on an empty server, one httpx2 GET) and a raw HTTP GET, and the servers' memory."""
 
 from __future__ import annotations
 
@@ -17,6 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .stdio_client import StdioServer, close_and_reap
+
+RAW_GET = "raw GET"  # http.client, keep-alive: the cheapest HTTP exchange, for context
+HTTPX2_GET = "httpx2 GET"  # one httpx2.AsyncClient, keep-alive: the HTTP half of the floor
+UPSTREAM_PATH = "/bench"  # the upstream answers its one body on any path
+HTTP_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -86,12 +91,12 @@ def upstream(body: bytes, workdir: Path) -> Iterator[str]:
 def raw_get_seconds(base_url: str, count: int) -> list[float]:
     """Keep-alive GETs with http.client: the floor of any HTTP exchange."""
     host, port = base_url.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection = http.client.HTTPConnection(host, int(port), timeout=HTTP_TIMEOUT)
     times = []
     try:
         for _ in range(count):
             began = time.perf_counter()
-            connection.request("GET", "/bench", headers={"Accept": "application/json"})
+            connection.request("GET", UPSTREAM_PATH, headers={"Accept": "application/json"})
             connection.getresponse().read()
             times.append(time.perf_counter() - began)
     finally:
@@ -99,15 +104,37 @@ def raw_get_seconds(base_url: str, count: int) -> list[float]:
     return times
 
 
+def httpx2_get_seconds(base_url: str, count: int) -> list[float]:
+    """Keep-alive GETs with one `httpx2.AsyncClient` (its defaults, as a runtime on httpx2 has them), each
+    body read whole: with the empty server's no-op call, the floor of a tool call."""
+    import asyncio
+
+    import httpx2
+
+    async def run() -> list[float]:
+        times = []
+        async with httpx2.AsyncClient(base_url=base_url, timeout=HTTP_TIMEOUT) as client:
+            for _ in range(count):
+                began = time.perf_counter()
+                response = await client.get(UPSTREAM_PATH, headers={"Accept": "application/json"})
+                times.append(time.perf_counter() - began)
+                if response.status_code != 200 or not response.content:
+                    raise RuntimeError(f"the upstream answered the httpx2 GET with {response.status_code}")
+        return times
+
+    return asyncio.run(run())
+
+
 def measure(servers: Sequence[Server], base_url: str, rounds: int, calls: int) -> dict[str, Figures]:
-    """`rounds` rounds; in each, every server is spawned, listed and (if it has a tool) called `calls`
-    times after a warm-up, and the raw GET is timed as often."""
+    """`rounds` rounds; in each, the raw GET and the httpx2 GET are timed `calls` times after a warm-up,
+    then every server is spawned, listed and (if it has a tool) called as often after the same warm-up.
+    The figures are keyed by the servers' labels, RAW_GET and HTTPX2_GET."""
     figures = {server.label: Figures() for server in servers}
-    figures["raw GET"] = Figures()
+    figures[RAW_GET], figures[HTTPX2_GET] = Figures(), Figures()
     warmup = max(10, calls // 20)
     for _ in range(rounds):
-        raw = raw_get_seconds(base_url, warmup + calls)
-        figures["raw GET"].call_seconds.extend(raw[warmup:])
+        figures[RAW_GET].call_seconds.extend(raw_get_seconds(base_url, warmup + calls)[warmup:])
+        figures[HTTPX2_GET].call_seconds.extend(httpx2_get_seconds(base_url, warmup + calls)[warmup:])
         for server in servers:
             _measure_one(server, figures[server.label], calls, warmup)
     return figures

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -30,36 +29,14 @@ class Subject:
     def command(self) -> list[str]:
         return [sys.executable, "-m", PACKAGE_NAME]
 
-    def env(self, base_url: str, http_client: str = "builtin", stdio_calls: str = "direct") -> dict[str, str]:
-        """The server's environment: the upstream as base URL, a dummy value for every credential.
-        `http_client`: builtin, httpx2, or httpx (a copy of the package whose httpx2 route imports
-        httpx instead: the same API, to measure the runtime with each library); `stdio_calls`: direct
-        or sdk (every call through the SDK's request pipeline)."""
-        out = self.out
-        if http_client == "httpx":
-            out = self._httpx_copy()
-        env = {
-            "PATH": os.environ.get("PATH", ""),
-            "PYTHONPATH": str(out),
-            "BENCH_BASE_URL": base_url,
-            "BENCH_HTTP_CLIENT": "builtin" if http_client == "builtin" else "httpx2",
-            "BENCH_STDIO_CALLS": stdio_calls,
-        }
+    def env(self, base_url: str) -> dict[str, str]:
+        """The server's environment: the upstream as base URL, a dummy value for every credential, and
+        no other setting of the runtime's (it runs as a user starts it)."""
+        env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(self.out), "BENCH_BASE_URL": base_url}
         for scheme in self.tool_data.get("securitySchemes", {}).values():
             for variable in (scheme.get("env") or {}).values():
                 env[variable] = "bench-credential"
         return env
-
-    def _httpx_copy(self) -> Path:
-        copy = self.out.with_name(self.out.name + "-httpx")
-        if not copy.exists():
-            shutil.copytree(self.out, copy)
-            route = copy / PACKAGE_NAME / "http_httpx2.py"
-            text = route.read_text()
-            if "    import httpx2\n" not in text:
-                raise RuntimeError(f"{route}: no `import httpx2` to swap for httpx")
-            route.write_text(text.replace("    import httpx2\n", "    import httpx as httpx2\n"))
-        return copy
 
 
 def prepare(spec: Path, out: Path) -> Subject:
