@@ -3,7 +3,8 @@
 An overlay (`overlay: 1.0.x`; 1.1.x without `copy` is read too) lists `actions`, applied in order,
 each to the result of the previous one; overlays apply in the order given, to the root document
 as loaded (before other files are bundled and before a Swagger 2.0 spec is converted). Each action
-has a `target` (a JSONPath, see `jsonpath` for the subset) and `update` or `remove: true`:
+has a `target` (a JSONPath, RFC 9535, read by `python-jsonpath`, which also takes names with `-`
+such as `$.paths.*.get.x-mcp`) and `update` or `remove: true`:
 
 - `remove: true` removes every node the target selects from the object or array holding it;
 - `update` on an object merges recursively: a property only in the update is added, objects in
@@ -24,11 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import jsonpath
+
 from openapi2mcp.diagnostics import Diagnostics
-from openapi2mcp.load.jsonpath import JsonPath, JsonPathError, Node, compile_path
 from openapi2mcp.load.source import LoadError, load_source
 
 JSON = Any
+Key = str | int
 _VERSION = re.compile(r"1\.[01]\.\d+")
 _ACTION_FIELDS = frozenset({"target", "description", "update", "remove"})
 
@@ -38,9 +41,34 @@ class OverlayError(LoadError):
 
 
 @dataclass(frozen=True)
+class Target:
+    """A compiled JSONPath target."""
+
+    text: str
+    path: jsonpath.JSONPath | jsonpath.CompoundJSONPath
+
+
+@dataclass(frozen=True)
+class Node:
+    """A node a target selects, with the container it sits in (`None` for the root) and its path."""
+
+    value: JSON
+    parent: dict[str, JSON] | list[JSON] | None
+    path: tuple[Key, ...]
+
+    @property
+    def key(self) -> Key:
+        return self.path[-1]
+
+    def render(self) -> str:
+        """The normalized path (`$['paths']['/pets'][0]`)."""
+        return "$" + "".join(f"[{part}]" if isinstance(part, int) else f"[{part!r}]" for part in self.path)
+
+
+@dataclass(frozen=True)
 class Action:
     where: str  # `overlay.yaml#/actions/0`, for messages
-    target: JsonPath
+    target: Target
     update: JSON
     remove: bool
 
@@ -85,16 +113,13 @@ def _read_action(action: JSON, where: str) -> Action:
     target = action.get("target")
     if not isinstance(target, str):
         raise OverlayError(f"{where}: `target` must be a JSONPath string such as \"$.paths['/pets']\"")
-    try:
-        path = compile_path(target)
-    except JsonPathError as error:
-        raise OverlayError(f"{where}: {error}") from None
+    path = compile_target(target, where)
     remove = action.get("remove", False)
     if not isinstance(remove, bool):
         raise OverlayError(f"{where}: `remove` must be true or false, not {remove!r}")
     if not remove and "update" not in action:
         raise OverlayError(f"{where}: the action has neither `update` nor `remove: true`")
-    if remove and not path.segments:
+    if remove and target.strip() == "$":
         raise OverlayError(f"{where}: `remove` cannot remove the root `$`")
     return Action(where, path, action.get("update"), remove)
 
@@ -102,7 +127,7 @@ def _read_action(action: JSON, where: str) -> Action:
 def apply_actions(document: JSON, actions: Sequence[Action], diagnostics: Diagnostics) -> JSON:
     """Apply actions in order, changing `document` in place; the result (the root is never replaced)."""
     for action in actions:
-        nodes = _distinct(action.target.find(document))
+        nodes = _distinct(select(action.target, document, action.where))
         if not nodes:
             diagnostics.warning(
                 action.where, f"target {action.target.text!r} selects nothing; the action changed nothing"
@@ -113,6 +138,43 @@ def apply_actions(document: JSON, actions: Sequence[Action], diagnostics: Diagno
             for node in nodes:
                 _update(node, action)
     return document
+
+
+def compile_target(text: str, where: str) -> Target:
+    """The compiled JSONPath; OverlayError naming the action, the problem and where it is."""
+    try:
+        return Target(text, jsonpath.compile(text))
+    except jsonpath.JSONPathError as error:
+        raise OverlayError(f"{where}: target {text!r}: {_problem(error)}") from None
+
+
+def select(target: Target, document: JSON, where: str) -> list[Node]:
+    """The nodes `target` selects in `document`, in document order, each with its container."""
+    try:
+        matches = list(target.path.finditer(document))
+    except jsonpath.JSONPathError as error:
+        raise OverlayError(f"{where}: target {target.text!r}: {_problem(error)}") from None
+    return [_node(document, tuple(match.parts), target, where) for match in matches]
+
+
+def _node(document: JSON, path: tuple[Key, ...], target: Target, where: str) -> Node:
+    """The node at `path`, walked from the root: its container is what updates and removals change."""
+    container: JSON = None
+    current = document
+    for key in path:
+        fits = isinstance(current, dict) and key in current
+        if not fits and not (isinstance(current, list) and isinstance(key, int) and key < len(current)):
+            raise OverlayError(f"{where}: target {target.text!r} selects something that is not a node")
+        container, current = current, current[key]
+    return Node(current, container, path)
+
+
+def _problem(error: jsonpath.JSONPathError) -> str:
+    """The library's message without its multi-line drawing, with the column it points at."""
+    token = error.token
+    if token is None:
+        return str(error.message)
+    return f"{error.message} at " + (f"position {token.index}" if token.index >= 0 else "the end")
 
 
 def _distinct(nodes: list[Node]) -> list[Node]:

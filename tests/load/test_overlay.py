@@ -247,7 +247,7 @@ def test_a_document_that_is_not_an_overlay_is_an_overlay_error(document: Any, me
         ("$.a", "an action must be a mapping with `target` and `update` or `remove`"),
         ({"update": {}}, "`target` must be a JSONPath string such as \"$.paths['/pets']\""),
         ({"target": 1, "remove": True}, "`target` must be a JSONPath string such as \"$.paths['/pets']\""),
-        ({"target": "paths", "remove": True}, "JSONPath 'paths': expected '$', found 'p' at position 0"),
+        ({"target": "$.a b", "remove": True}, "target '$.a b': unexpected token 'b' at position 4"),
         ({"target": "$.a"}, "the action has neither `update` nor `remove: true`"),
         ({"target": "$.a", "remove": False}, "the action has neither `update` nor `remove: true`"),
         ({"target": "$.a", "remove": "yes"}, "`remove` must be true or false, not 'yes'"),

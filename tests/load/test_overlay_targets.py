@@ -1,4 +1,4 @@
-"""The JSONPath subset of Overlay targets: what each form selects, in which order, and what is refused."""
+"""Overlay targets (JSONPath, RFC 9535, by python-jsonpath): what each form selects, and what is refused."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from openapi2mcp.load.jsonpath import JsonPathError, compile_path
+from openapi2mcp.load.overlay import Node, OverlayError, compile_target, select
 
 DOC: dict[str, Any] = {
     "info": {"title": "Zoo", "x-internal": True},
@@ -29,8 +29,12 @@ DOC: dict[str, Any] = {
 }
 
 
+def find(query: str, document: Any = DOC) -> list[Node]:
+    return select(compile_target(query, "o.yaml#/actions/0"), document, "o.yaml#/actions/0")
+
+
 def found(query: str) -> list[str]:
-    return [node.render() for node in compile_path(query).find(DOC)]
+    return [node.render() for node in find(query)]
 
 
 @pytest.mark.parametrize(
@@ -146,53 +150,45 @@ def test_a_filter_with_recursive_descent_searches_every_level() -> None:
 
 def test_string_literals_understand_escapes() -> None:
     document = {"a": {"it's": 1, 'say "hi"': 2, "é": 3}}
-    assert [n.value for n in compile_path("$.a['it\\'s']").find(document)] == [1]
-    assert [n.value for n in compile_path('$.a["say \\"hi\\""]').find(document)] == [2]
-    assert [n.value for n in compile_path("$.a['\\u00e9']").find(document)] == [3]
-    assert [n.value for n in compile_path("$.a.é").find(document)] == [3]
+    assert [n.value for n in find("$.a['it\\'s']", document)] == [1]
+    assert [n.value for n in find('$.a["say \\"hi\\""]', document)] == [2]
+    assert [n.value for n in find("$.a['\\u00e9']", document)] == [3]
+    assert [n.value for n in find("$.a.é", document)] == [3]
 
 
 def test_a_found_node_knows_its_parent_and_key() -> None:
-    (node,) = compile_path("$.tags[1].name").find(DOC)
+    (node,) = find("$.tags[1].name")
     assert (node.value, node.parent, node.key) == ("admin", DOC["tags"][1], "name")
-    (root,) = compile_path("$").find(DOC)
+    (root,) = find("$")
     assert (root.value, root.parent, root.path) == (DOC, None, ())
 
 
+def test_slices_functions_and_descent_in_filters_select_as_rfc_9535_says() -> None:
+    assert found("$.tags[0:1]") == ["$['tags'][0]"]
+    assert found("$.tags[::-1]") == ["$['tags'][1]", "$['tags'][0]"]
+    assert found("$.tags[?length(@.name) > 4]") == ["$['tags'][1]"]
+    assert found("$.tags[?match(@.name, 'p.*')]") == ["$['tags'][0]"]
+    assert found("$.paths[?@..deprecated]") == ["$['paths']['/pets']"]
+
+
 @pytest.mark.parametrize(
-    ("query", "message"),
+    ("query", "problem"),
     [
-        ("paths", "JSONPath 'paths': expected '$', found 'p' at position 0"),
-        ("$.tags[0:1]", "JSONPath '$.tags[0:1]': slices are not supported: ':' at position 8"),
-        ("$[?length(@) > 1]", "JSONPath '$[?length(@) > 1]': functions are not supported: 'l' at position 3"),
-        ("$[", "JSONPath '$[': expected a name, an index, '*' or a filter, found 'end' at position 2"),
-        ("$['a]", "JSONPath \"$['a]\": unterminated string at 'end' at position 5"),
-        ("$.a b", "JSONPath '$.a b': unexpected ' ' at position 3"),
-        ("$..", "JSONPath '$..': expected a name, found 'end' at position 3"),
+        ("$[", "unexpected end of query at the end"),
+        ("$.a b", "unexpected token 'b' at position 4"),
+        ("$..", "expected a shorthand selector at the end"),
+        ("$.responses.200", "expected a shorthand selector at position 12"),
+        ("$.a.$ref", "expected a shorthand selector at position 4"),
         (
             "$[?'x']",
-            "JSONPath \"$[?'x']\": a literal alone is not a test; "
-            "expected a comparison before ']' at position 6",
+            "filter expression literals outside of function expressions must be compared at position 2",
         ),
-        (
-            "$[?@..a]",
-            "JSONPath '$[?@..a]': recursive descent is not supported in a filter: '.' at position 4",
-        ),
-        (
-            "$[?@.* == 1]",
-            "JSONPath '$[?@.* == 1]': a query in a filter takes one name or index per step: "
-            "'.' at position 4",
-        ),
-        (
-            "$[?@['a','b'] == 1]",
-            "JSONPath \"$[?@['a','b'] == 1]\": a query in a filter takes one name or index per step: "
-            "'[' at position 4",
-        ),
-        ("$['a\\q']", "JSONPath \"$['a\\\\q']\": invalid escape 'q' at position 5"),
-        ("$[?(@.a == 1]", "JSONPath '$[?(@.a == 1]': expected ')', found ']' at position 12"),
+        ("$[?@.* == 1]", "non-singular query is not comparable at position 7"),
+        ("$[?(@.a == 1]", "unbalanced parentheses at position 3"),
+        ("$[?nosuch(@)]", "function 'nosuch' is not defined at position 3"),
     ],
 )
-def test_what_is_not_supported_is_an_error_that_says_where(query: str, message: str) -> None:
-    with pytest.raises(JsonPathError) as caught:
-        compile_path(query)
-    assert str(caught.value) == message
+def test_a_target_the_library_cannot_read_is_an_overlay_error_saying_where(query: str, problem: str) -> None:
+    with pytest.raises(OverlayError) as caught:
+        compile_target(query, "o.yaml#/actions/0")
+    assert str(caught.value) == f"o.yaml#/actions/0: target {query!r}: {problem}"
