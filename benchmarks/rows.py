@@ -4,7 +4,7 @@ The targets are issue 14's: issue 6's, except that a tool call over stdio is jud
 measured in the same rounds (an empty SDK server's no-op call + one httpx2 GET to the same upstream: at
 most OVER_FLOOR_MS more) and against FastMCP's call when compared (at most PEER_CALL_RATIO of it),
 generation gets 2 s instead of 3 and streamable HTTP 600 calls/s instead of 500. Pure functions of the
-figures, so the checks are tested without processes (tests/test_bench_rows.py)."""
+figures, so the checks are tested without processes (tests/bench/test_bench_rows.py)."""
 
 from __future__ import annotations
 
