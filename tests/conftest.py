@@ -1,4 +1,5 @@
 """Shared pytest configuration: end-to-end tests (marked `e2e`) run after the fast unit tests;
+the generated servers' dependencies resolved once per run and named in the report (server_deps.py);
 a static HTTP site on 127.0.0.1 for the tests that fetch specs and referenced documents."""
 
 from __future__ import annotations
@@ -6,8 +7,10 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import server_deps
 
 Site = tuple[str, dict[str, bytes]]
 
@@ -49,3 +52,28 @@ def site() -> Iterator[Site]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Unit and golden tests first, so `-x` stops on a cheap failure before servers start."""
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        server_deps.selected_end()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """`generated servers: mcp 2.3.0 (lowest; ...)` when e2e tests may run."""
+    line = server_deps.report_line(config)
+    return [line] if line else []
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The same line at the end of a quiet run (-q prints no header): CI's log names the versions."""
+    if config.get_verbosity() < 0 and (line := server_deps.report_line(config)):
+        terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: each worker gets the controller's resolution (one resolution per run)."""
+    server_deps.hand_to_worker(node.config, node.workerinput)
