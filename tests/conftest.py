@@ -49,8 +49,23 @@ def site() -> Iterator[Site]:
         thread.join(timeout=5)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--servers-only",
+        action="store_true",
+        help="run only the tests that use the venv of generated servers (the `server_venv` fixture), "
+        "whose outcome depends on OPENAPI2MCP_E2E_DEPS; the others would repeat a run at the other end",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Unit and golden tests first, so `-x` stops on a cheap failure before servers start."""
+    """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
+    with --servers-only, the tests that start no generated server are deselected."""
+    if config.getoption("servers_only"):
+        others = [item for item in items if "server_venv" not in getattr(item, "fixturenames", ())]
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = [item for item in items if item not in others]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 

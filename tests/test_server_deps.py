@@ -5,6 +5,8 @@ clearly without an index. Two tests resolve against PyPI for real (marked e2e)."
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 import tomllib
@@ -330,3 +332,29 @@ def test_the_generated_package_resolves_at_both_ends() -> None:
     bound = next(Version(spec.version) for spec in mcp.specifier if spec.operator == ">=")
     assert Version(lowest.version("mcp")) == bound
     assert Path(server_deps.uv_command()).is_file()
+
+
+def test_servers_only_keeps_the_tests_that_use_the_server_venv() -> None:
+    """`--servers-only` (the second CI pass) deselects the e2e tests that start no generated server."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--collect-only",
+            "--servers-only",
+            "tests/e2e/test_e2e_demo.py",
+            "tests/e2e/test_e2e_package.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    files = {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line}
+    assert files == {"tests/e2e/test_e2e_package.py"}, done.stdout
+    assert "1 deselected" in done.stdout, done.stdout
