@@ -1,5 +1,6 @@
-"""Real processes for the end-to-end tests: the npm tools, one venv for generated servers, Prism,
-servers over stdio and streamable HTTP, and the MCP client.
+"""Real processes for the end-to-end tests: the npm tools, the venv of generated servers (their
+dependencies at one end of their pins, resolved by tests/server_deps.py), Prism, servers over stdio
+and streamable HTTP, and the MCP client.
 
 Everything is located relative to the repository root. The npm tools (Prism, the MCP conformance
 suite, the MCP Inspector, Node 24) are installed by `bash scripts/setup` into `.cache/npm`; the test
