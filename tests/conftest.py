@@ -1,4 +1,5 @@
 """Shared pytest configuration: end-to-end tests (marked `e2e`) run after the fast unit tests;
+the generated servers' dependencies resolved once per run and named in the report (server_deps.py);
 a static HTTP site on 127.0.0.1 for the tests that fetch specs and referenced documents."""
 
 from __future__ import annotations
@@ -6,8 +7,10 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+import server_deps
 
 Site = tuple[str, dict[str, bytes]]
 
@@ -46,6 +49,46 @@ def site() -> Iterator[Site]:
         thread.join(timeout=5)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--servers-only",
+        action="store_true",
+        help="run only the tests that use the venv of generated servers (the `server_venv` fixture), "
+        "whose outcome depends on OPENAPI2MCP_E2E_DEPS; the others would repeat a run at the other end",
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Unit and golden tests first, so `-x` stops on a cheap failure before servers start."""
+    """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
+    with --servers-only, the tests that start no generated server are deselected."""
+    if config.getoption("servers_only"):
+        others = [item for item in items if "server_venv" not in getattr(item, "fixturenames", ())]
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = [item for item in items if item not in others]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        server_deps.selected_end()
+    except ValueError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """`generated servers: mcp 2.3.0 (lowest; ...)` when e2e tests may run."""
+    line = server_deps.report_line(config)
+    return [line] if line else []
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The same line at the end of a quiet run (-q prints no header): CI's log names the versions."""
+    if config.get_verbosity() < 0 and (line := server_deps.report_line(config)):
+        terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: each worker gets the controller's resolution (one resolution per run)."""
+    server_deps.hand_to_worker(node.config, node.workerinput)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+import server_deps
 from e2e_support import NodeTools, Packages, Prisms, ServerVenv
 
 
@@ -15,9 +16,10 @@ def node_tools() -> NodeTools:
 
 
 @pytest.fixture(scope="session")
-def server_venv() -> ServerVenv:
-    """The venv that runs generated servers (built once, cached in .cache/e2e-venv)."""
-    return ServerVenv.ensure()
+def server_venv(pytestconfig: pytest.Config) -> ServerVenv:
+    """The venv that runs generated servers: their dependencies at the end of their pins that
+    OPENAPI2MCP_E2E_DEPS names (lowest by default), built once, cached in .cache/e2e-venv."""
+    return ServerVenv.ensure(server_deps.run_resolution(pytestconfig))
 
 
 @pytest.fixture(scope="session")

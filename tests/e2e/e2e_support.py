@@ -1,5 +1,6 @@
-"""Real processes for the end-to-end tests: the npm tools, one venv for generated servers, Prism,
-servers over stdio and streamable HTTP, and the MCP client.
+"""Real processes for the end-to-end tests: the npm tools, the venv of generated servers (their
+dependencies at one end of their pins, resolved by tests/server_deps.py), Prism, servers over stdio
+and streamable HTTP, and the MCP client.
 
 Everything is located relative to the repository root. The npm tools (Prism, the MCP conformance
 suite, the MCP Inspector, Node 24) are installed by `bash scripts/setup` into `.cache/npm`; the test
@@ -21,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
+from server_deps import Resolution, uv_command, uv_env
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -37,15 +40,8 @@ CACHE = REPO / ".cache"
 NPM_MODULES = CACHE / "npm" / "node_modules"
 SETUP_HINT = "run `bash scripts/setup` (the test command `bash scripts/test` does it first)"
 
-# The venv that runs generated servers: the generated pyproject's dependencies (pinned, so that a
-# cached venv is what a fresh one would be) and its build backend (for --no-build-isolation).
-SERVER_REQUIREMENTS = (
-    "mcp==2.3.0",  # generated packages require mcp>=2.3,<3
-    "h11==0.16.0",
-    "httpx2==2.16.2",
-    "jsonschema==4.26.0",
-    "hatchling==1.33.0",
-)
+# The venvs that run generated servers: one per resolution of the generated package's dependencies
+# (server_deps.py: the lowest or newest end of its pins), named by the hash of what they contain.
 VENV_ROOT = CACHE / "e2e-venv"
 
 LEGACY_VERSION = "2025-11-25"  # the initialize handshake
@@ -223,9 +219,12 @@ def tree_digest(root: Path) -> str:
 
 @dataclass(frozen=True)
 class ServerVenv:
-    """One venv for all generated servers, reused across runs while its requirements are unchanged."""
+    """A venv holding exactly one resolution of the generated package's dependencies (built by uv,
+    reused across runs while the resolution is the same; the 2 last used are kept), into which
+    generated packages are installed without their dependencies."""
 
     path: Path
+    resolution: Resolution
 
     @property
     def python(self) -> Path:
@@ -235,56 +234,76 @@ class ServerVenv:
         return self.path / "bin" / name
 
     @classmethod
-    def ensure(cls) -> ServerVenv:
-        key = hashlib.sha256("\n".join([sys.version.split()[0], *SERVER_REQUIREMENTS]).encode()).hexdigest()[
-            :16
-        ]
-        venv = cls(VENV_ROOT / key)
-        stamp = venv.path / ".e2e-ready"
+    def ensure(cls, resolution: Resolution) -> ServerVenv:
+        venv = cls(VENV_ROOT / resolution.key, resolution)
+        ready = venv.path / ".e2e-ready"
         with file_lock(VENV_ROOT / ".lock"):
-            if stamp.is_file():
+            if ready.is_file():
+                ready.touch()  # (the most recently used venvs are kept)
                 return venv
-            for stale in VENV_ROOT.iterdir():
-                if stale.is_dir():
-                    shutil.rmtree(stale, ignore_errors=True)
-            subprocess.run([sys.executable, "-m", "venv", str(venv.path)], check=True, timeout=120)
-            pip = [str(venv.python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
-            result = subprocess.run([*pip, *SERVER_REQUIREMENTS], capture_output=True, text=True, timeout=600)
-            if result.returncode != 0:
-                pytest.fail(
-                    f"cannot build the e2e venv {venv.path}:\n{result.stdout}\n{result.stderr}",
-                    pytrace=False,
-                )
-            stamp.write_text("\n".join(SERVER_REQUIREMENTS) + "\n")
+            prune_venvs(keep=1)
+            shutil.rmtree(venv.path, ignore_errors=True)  # (a build that was cut short)
+            lock = venv.path.with_name(venv.path.name + ".lock.txt")
+            lock.write_text(resolution.lock_text())
+            venv._uv("venv", "--python", sys.executable, str(venv.path), timeout=120)
+            venv._uv("pip", "sync", "--python", str(venv.python), str(lock), timeout=600)
+            lock.replace(venv.path / "lock.txt")
+            ready.write_text(resolution.key + "\n")
         return venv
 
+    def _uv(self, *args: str, timeout: float) -> None:
+        argv = [uv_command(), *args, "--no-config"]
+        try:
+            result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=uv_env())
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"building the e2e venv {self.path} took over {timeout:g}s: {argv}", pytrace=False)
+        if result.returncode != 0:
+            pytest.fail(
+                f"cannot build the e2e venv {self.path}: {' '.join(argv)}\n{result.stdout}\n{result.stderr}",
+                pytrace=False,
+            )
+
     def install(self, source: Path, dist_name: str) -> None:
-        """pip install a generated package (no deps, no build isolation: fast), unless it is there."""
-        digest = tree_digest(source)
+        """Install a generated package (no deps: the venv has them), unless it is there."""
+        digest = self._checked_digest(source)
         with file_lock(VENV_ROOT / ".lock"):
             if self._installed(dist_name, digest):
                 return
-            result = self._pip_install(source)
+            result = self._uv_install({dist_name: source})
             if result.returncode != 0:
-                pytest.fail(f"pip install {source} failed:\n{result.stdout}\n{result.stderr}", pytrace=False)
+                pytest.fail(f"uv pip install {source}:\n{result.stdout}\n{result.stderr}", pytrace=False)
             self._marker(dist_name).write_text(digest)
 
     def install_many(self, sources: Mapping[str, Path]) -> dict[str, str]:
-        """`install` for many packages (dist name -> tree) in one pip run; returns pip's output for
+        """`install` for many packages (dist name -> tree) in one uv run; returns uv's output for
         each package that could not be installed (after a failed batch, each is installed alone)."""
-        digests = {name: tree_digest(source) for name, source in sources.items()}
+        digests = {name: self._checked_digest(source) for name, source in sources.items()}
         failed: dict[str, str] = {}
         with file_lock(VENV_ROOT / ".lock"):
-            todo = [name for name in sources if not self._installed(name, digests[name])]
-            if todo and self._pip_install(*(sources[name] for name in todo)).returncode != 0:
-                for name in todo:
-                    result = self._pip_install(sources[name])
+            todo = {name: sources[name] for name in sources if not self._installed(name, digests[name])}
+            if todo and self._uv_install(todo).returncode != 0:
+                for name, source in todo.items():
+                    result = self._uv_install({name: source})
                     if result.returncode != 0:
                         failed[name] = f"{result.stdout}\n{result.stderr}"
             for name in todo:
                 if name not in failed:
                     self._marker(name).write_text(digests[name])
         return failed
+
+    def _checked_digest(self, source: Path) -> str:
+        """The tree's digest, after checking that the package declares the dependencies this venv
+        was resolved from (else the e2e tests would run it against the wrong versions)."""
+        pyproject = tomllib.loads((source / "pyproject.toml").read_text("utf-8"))
+        declared = pyproject.get("project", {}).get("dependencies")
+        if sorted(declared or ()) != sorted(self.resolution.requirements):
+            pytest.fail(
+                f"{source} declares the dependencies {declared}, but the e2e venv was resolved from "
+                f"{list(self.resolution.requirements)} (templates/package/pyproject.toml.jinja: see "
+                "tests/server_deps.py)",
+                pytrace=False,
+            )
+        return tree_digest(source)
 
     def _marker(self, dist_name: str) -> Path:
         marker = self.path / ".e2e-installed" / f"{dist_name}.sha256"
@@ -295,24 +314,43 @@ class ServerVenv:
         marker = self._marker(dist_name)
         return marker.is_file() and marker.read_text() == digest and self.bin(dist_name).is_file()
 
-    def _pip_install(self, *sources: Path) -> subprocess.CompletedProcess[str]:
+    def _uv_install(self, sources: Mapping[str, Path]) -> subprocess.CompletedProcess[str]:
+        """uv pip install the trees, rebuilt (each in an isolated build environment) and reinstalled."""
+        reinstall = [arg for name in sources for arg in ("--reinstall-package", name)]
         return subprocess.run(
             [
-                str(self.python),
-                "-m",
+                uv_command(),
                 "pip",
-                "--disable-pip-version-check",
                 "install",
+                "--no-config",
+                "--python",
+                str(self.python),
                 "--quiet",
                 "--no-deps",
-                "--no-build-isolation",
-                "--force-reinstall",
-                *map(str, sources),
+                *reinstall,
+                *map(str, sources.values()),
             ],
             capture_output=True,
             text=True,
             timeout=300 + 30 * len(sources),
+            env=uv_env(),
         )
+
+
+def prune_venvs(keep: int) -> None:
+    """Remove all but the `keep` most recently used venvs (and anything else) under VENV_ROOT;
+    call with the lock held."""
+    VENV_ROOT.mkdir(parents=True, exist_ok=True)
+    venvs = [path for path in VENV_ROOT.iterdir() if (path / ".e2e-ready").is_file()]
+    venvs.sort(key=lambda path: (path / ".e2e-ready").stat().st_mtime, reverse=True)
+    kept = set(venvs[:keep])
+    for stale in VENV_ROOT.iterdir():
+        if stale.name == ".lock" or stale in kept:
+            continue
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 # ---- generated packages ---------------------------------------------------------------------
