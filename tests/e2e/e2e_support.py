@@ -41,7 +41,6 @@ SETUP_HINT = "run `bash scripts/setup` (the test command `bash scripts/test` doe
 # cached venv is what a fresh one would be) and its build backend (for --no-build-isolation).
 SERVER_REQUIREMENTS = (
     "mcp==2.3.0",  # generated packages require mcp>=2.3,<3
-    "h11==0.16.0",
     "httpx2==2.16.2",
     "jsonschema==4.26.0",
     "hatchling==1.33.0",
