@@ -312,3 +312,20 @@ async def test_concurrent_first_calls_make_one_client(make_runtime: Make, upstre
 
 async def _append(results: list[Any], result: Any) -> None:
     results.append(await result)
+
+
+async def test_a_timeout_from_a_client_hook_is_reported_as_such(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    hooks = hooks_api.Hooks()
+
+    @hooks.http_client()
+    def impatient(options: dict[str, Any]) -> None:
+        options["timeout"] = 0.2
+
+    upstream.reply(delay=1.0)
+    result = await call(make_runtime(DATA, hooks=hooks), "getAny", {})
+    assert text_of(result) == (
+        f"The API did not answer GET {upstream.url}/api/v1/any within the timeout set in hooks.py."
+        " It may be overloaded or unreachable: try again later."
+    )
