@@ -35,7 +35,7 @@ class Settings:
     user_agent: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
-    ca_bundle: str | None = None  # PEM file (or directory) of CA certificates to trust instead
+    ca_bundle: str | None = None  # PEM file of the CA certificates to trust instead
     client_cert: str | None = None  # mutual TLS: PEM certificate chain (with the key, or see below)
     client_key: str | None = None
 

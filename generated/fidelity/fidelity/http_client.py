@@ -64,9 +64,8 @@ class Answer:
 
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
     """The keyword arguments of the shared httpx2.AsyncClient (see the module docstring)."""
-    no_cookies = CookieJar(
-        DefaultCookiePolicy(allowed_domains=[])
-    )  # a Set-Cookie is never sent back
+    # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
+    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
     return {
         "verify": verify,
         "trust_env": True,
@@ -83,23 +82,14 @@ def tls_context(settings: Settings) -> ssl.SSLContext | bool:
     """`verify=` for httpx2: True (its default trust, SSL_CERT_FILE/SSL_CERT_DIR included), or a
     context with PREFIX_CA_BUNDLE's CAs and PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a
     ConfigError naming its variable."""
-    prefix, ca, cert, key = (
-        settings.prefix,
-        settings.ca_bundle,
-        settings.client_cert,
-        settings.client_key,
-    )
+    prefix = settings.prefix
+    ca, cert, key = settings.ca_bundle, settings.client_cert, settings.client_key
     if key and not cert:
         raise ConfigError(f"{prefix}_CLIENT_KEY is set without {prefix}_CLIENT_CERT")
     if not (ca or cert):
         return True
     try:
-        if ca is None:
-            context = httpx2.create_ssl_context()
-        elif os.path.isdir(ca):
-            context = ssl.create_default_context(capath=ca)
-        else:
-            context = ssl.create_default_context(cafile=ca)
+        context = ssl.create_default_context(cafile=ca) if ca else httpx2.create_ssl_context()
     except (OSError, ssl.SSLError) as error:
         raise ConfigError(
             f"{prefix}_CA_BUNDLE: cannot load CA certificates from {ca!r} ({error})"

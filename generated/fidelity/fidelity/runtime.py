@@ -9,7 +9,7 @@ Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
   PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
-  PREFIX_CA_BUNDLE           PEM file (or directory) of the CA certificates to trust for the API
+  PREFIX_CA_BUNDLE           PEM file of the CA certificates to trust for the API (not the system's)
   PREFIX_CLIENT_CERT         mutual TLS: PEM client certificate (and its key, unless PREFIX_CLIENT_KEY)
   PREFIX_CLIENT_KEY          mutual TLS: PEM private key (unencrypted) of PREFIX_CLIENT_CERT
 Proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR are read by

@@ -1,5 +1,6 @@
-"""Sending a prepared request to the API: credentials, the before_request hooks, the shared HTTP
-client (`http_client.py`) within PREFIX_TIMEOUT, and failures as ToolErrors the model can act on.
+"""Sending a prepared request to the API: credentials, the before_request hooks, the shared
+httpx2.AsyncClient (`http_client.py`; made on first use, after hooks.py's http_client hooks) within
+PREFIX_TIMEOUT, and failures as ToolErrors the model can act on.
 
 Every request carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json, */*;q=0.8`
 (PREFIX_HEADERS may override both); a token request to an OAuth2 endpoint gets no PREFIX_HEADERS.
@@ -57,9 +58,8 @@ class Sender:
     ) -> None:
         self.settings, self.credentials, self.hooks = settings, credentials, hooks
         self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
-        self._verify = http.tls_context(
-            settings
-        )  # a bad PREFIX_CA_BUNDLE etc.: ConfigError at start
+        # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
+        self._verify = http.tls_context(settings)
         self._client: httpx2.AsyncClient | None = None
         self._creating: asyncio.Lock | None = None
 
@@ -150,15 +150,17 @@ class Sender:
         what = f"{method} {shown}"
         client = self._client or await self._http()
         try:
-            async with asyncio.timeout(timeout):  # the runtime runs on asyncio (anyio's backend)
+            async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
                 cap = self.settings.max_response_bytes
                 answer = await http.exchange(
                     client, method, url, headers, body, cap=cap, drain_limit=_DRAIN_LIMIT
                 )
         except TimeoutError:
+            limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
             raise ToolError(
-                f"The API did not answer {what} within {timeout:g} seconds ({self.settings.prefix}"
-                "_TIMEOUT). It may be overloaded or unreachable: try again later."
+                f"The API did not answer {what} within "
+                f"{limit if deadline.expired() else 'the timeout set in hooks.py'}."
+                " It may be overloaded or unreachable: try again later."
             ) from None
         except http.InvalidRequest as error:
             raise ToolError(
