@@ -116,8 +116,9 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_TIMEOUT",
         f"{prefix}_HEADERS",
         f"{prefix}_MAX_RESPONSE_BYTES",
-        f"{prefix}_HTTP_CLIENT",
-        f"{prefix}_STDIO_CALLS",
+        f"{prefix}_CA_BUNDLE",
+        f"{prefix}_CLIENT_CERT",
+        f"{prefix}_CLIENT_KEY",
         f"{prefix}_API_KEY_KEY",
     ]
 

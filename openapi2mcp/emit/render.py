@@ -126,14 +126,9 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_MAX_RESPONSE_BYTES",
             "Largest response body passed back to the client (default 1000000)",
         ),
-        Variable(
-            f"{prefix}_HTTP_CLIENT",
-            "builtin (default: the package's own HTTP/1.1 client) or httpx2 (the httpx2 library)",
-        ),
-        Variable(
-            f"{prefix}_STDIO_CALLS",
-            "direct (default: plain tool calls on stdio skip the SDK's request pipeline) or sdk",
-        ),
+        Variable(f"{prefix}_CA_BUNDLE", "PEM file of the CAs to trust for the API (default: the system's)"),
+        Variable(f"{prefix}_CLIENT_CERT", "Mutual TLS: PEM client certificate (and key, unless the next)"),
+        Variable(f"{prefix}_CLIENT_KEY", "Mutual TLS: PEM private key (unencrypted) of that certificate"),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))

@@ -55,7 +55,7 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     deps = {dep.replace(" ", "") for dep in project["dependencies"]}
     assert "mcp>=2.3,<3" in deps, deps
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
-    assert names == {"mcp", "h11", "httpx2", "jsonschema"}
+    assert names == {"mcp", "httpx2", "jsonschema"}
     assert petstore.command.is_file()
 
 
@@ -116,15 +116,25 @@ def test_python_dash_m_serves_from_an_empty_directory(
     assert not requests[0].violations, str(requests[0])
 
 
-def test_bad_configuration_exits_with_a_message(petstore: Generated, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"PETSTORE_TIMEOUT": "soon"}, "PETSTORE_TIMEOUT must be a number of seconds"),
+        ({"PETSTORE_CA_BUNDLE": "/nonexistent/ca.pem"}, "PETSTORE_CA_BUNDLE: cannot load CA certificates"),
+        ({"PETSTORE_CLIENT_KEY": "/nonexistent/key.pem"}, "PETSTORE_CLIENT_KEY is set without"),
+    ],
+)
+def test_bad_configuration_exits_with_a_message(
+    petstore: Generated, tmp_path: Path, setting: dict[str, str], message: str
+) -> None:
     done = run_tool(
         [petstore.command],
-        minimal_env({"PETSTORE_TIMEOUT": "soon", "PETSTORE_BASE_URL": "http://127.0.0.1:9"}),
+        minimal_env({**setting, "PETSTORE_BASE_URL": "http://127.0.0.1:9"}),
         tmp_path,
         timeout=60,
     )
     assert done.returncode == 2, str(done)
-    assert "PETSTORE_TIMEOUT" in done.stderr and "Traceback" not in done.stderr, str(done)
+    assert message in done.stderr and "Traceback" not in done.stderr, str(done)
 
 
 def test_readme_and_env_example_list_tools_and_variables(petstore: Generated) -> None:

@@ -36,14 +36,6 @@ RUNTIME_FILES = (
     "hooks_api.py",
     "hooks_runner.py",
     "http_client.py",
-    "http_types.py",
-    "http_request.py",
-    "http_body.py",
-    "http_connection.py",
-    "http_wire.py",
-    "direct_calls.py",
-    "http_httpx2.py",
-    "stdio_transport.py",
     "wiring.py",
     "sending.py",
     "tool_data.json",
@@ -98,7 +90,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 21
+    assert len(python) == 13
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -132,10 +124,10 @@ def test_pyproject_has_exactly_one_console_script_named_after_the_distribution()
     assert "gui-scripts" not in project and "entry-points" not in project
 
 
-def test_pyproject_depends_on_mcp_2_h11_httpx2_and_jsonschema_and_not_on_openapi2mcp() -> None:
+def test_pyproject_depends_on_mcp_2_httpx2_and_jsonschema_and_not_on_openapi2mcp() -> None:
     project = tomllib.loads(petstore().files["pyproject.toml"])["project"]
     names = [re.split(r"[<>=!~;\[ ]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]]
-    assert sorted(names) == ["h11", "httpx2", "jsonschema", "mcp"]
+    assert sorted(names) == ["httpx2", "jsonschema", "mcp"]
     assert "mcp>=2.3,<3" in project["dependencies"]
 
 
@@ -206,8 +198,9 @@ def petstore_variables() -> list[str]:
         "PETSTORE_TIMEOUT",
         "PETSTORE_HEADERS",
         "PETSTORE_MAX_RESPONSE_BYTES",
-        "PETSTORE_HTTP_CLIENT",
-        "PETSTORE_STDIO_CALLS",
+        "PETSTORE_CA_BUNDLE",
+        "PETSTORE_CLIENT_CERT",
+        "PETSTORE_CLIENT_KEY",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -234,8 +227,9 @@ ALL_SCHEME_VARIABLES = [
     "T_TIMEOUT",
     "T_HEADERS",
     "T_MAX_RESPONSE_BYTES",
-    "T_HTTP_CLIENT",
-    "T_STDIO_CALLS",
+    "T_CA_BUNDLE",
+    "T_CLIENT_CERT",
+    "T_CLIENT_KEY",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",

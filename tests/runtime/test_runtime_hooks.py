@@ -25,6 +25,7 @@ from .conftest import (
     mcp_server,
     param,
     runtime,
+    template_module,
     text_of,
     tool,
     tool_data,
@@ -544,3 +545,31 @@ def test_the_hooks_py_openapi2mcp_writes_loads_and_defines_nothing(package: Any)
     (folder / "hooks.py").write_text(render_starters(model, options)["petstore/hooks.py"])
     hooks = load(name)
     assert (hooks.hooks, hooks.tools) == ([], {})
+
+
+async def test_the_starter_hooks_py_examples_work_once_uncommented(
+    package: Any, upstream: Upstream, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each example block (after a lone `#` line, up to a blank line) with its `# ` removed."""
+    import httpx2
+
+    from openapi2mcp.model import GeneratorOptions
+    from openapi2mcp.pipeline import generate
+    from openapi2mcp.render import render_starters
+
+    name, folder = package
+    options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE")
+    model = generate(str(TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"), options).model
+    lines, in_example = [], False
+    for line in render_starters(model, options)["petstore/hooks.py"].splitlines():
+        in_example = (in_example or line == "#") and line != ""
+        lines.append(line.removeprefix("# ").removeprefix("#") if in_example else line)
+    (folder / "hooks.py").write_text("\n".join(lines) + "\n")
+    hooks = load(name)
+    assert [hook.kind for hook in hooks.hooks] == ["before_request", "after_result", "http_client"]
+    assert list(hooks.tools) == ["echo"]
+    client_options = template_module("http_client").client_options(True)
+    hooks.client_hooks()[0].function(client_options)
+    async with httpx2.AsyncClient(**client_options) as client:
+        assert (await client.get(upstream.url + "/x")).status_code == 200
+    assert f"-> <Request('GET', '{upstream.url}/x')>" in capsys.readouterr().err

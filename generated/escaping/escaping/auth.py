@@ -28,16 +28,12 @@ from urllib.parse import quote_plus, unquote, urlencode, urljoin
 
 import anyio
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
 else:
-    try:
-        from . import responses as res
-        from . import serialize as ser
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import responses as res
-        import serialize as ser
+    from . import responses as res
+    from . import serialize as ser
 
 Chosen = Sequence[tuple[str, Mapping[str, Any], tuple[str, ...]]]  # (scheme key, scheme, scopes)
 _SECRET_ROLES = ("key", "token", "password", "client_secret")

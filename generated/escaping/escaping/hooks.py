@@ -1,5 +1,5 @@
 """Your code around the tools of this MCP server: change requests before they are sent, results
-before they are returned, and add tools of your own.
+before they are returned, add tools of your own, and adjust the HTTP client.
 
 openapi2mcp created this file once and never overwrites it: it is yours (regenerating keeps it; if
 you delete it, the next generation writes this template again). The rules are in hooks_api.py and
@@ -43,3 +43,16 @@ hooks = Hooks()
 # )
 # async def echo(arguments: dict[str, object], call: Call) -> dict[str, object]:
 #     return {"text": arguments["text"]}  # or `await call.call_tool(...)` for a generated tool
+
+# The HTTP client (one httpx2.AsyncClient), before it is made on first use: `options` are the keyword
+# arguments the server passes to it (verify, trust_env, limits, cookies, follow_redirects,
+# timeout); change them or add your own: transport, auth, event_hooks (async functions), headers.
+#
+# @hooks.http_client()
+# def log_requests(options: dict[str, object]) -> None:
+#     import sys
+#
+#     async def log(request: object) -> None:
+#         print("->", request, file=sys.stderr)  # stdout carries the MCP messages on stdio
+#
+#     options["event_hooks"] = {"request": [log]}

@@ -1,247 +1,205 @@
-"""A lean async HTTP/1.1 client for the runtime: asyncio streams, one keep-alive pool.
+"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): one `httpx2.AsyncClient` per server.
 
-- `exchange` sends the URL as given (pre-encoded) with the headers httpx sends (the caller's win;
-  only gzip and deflate are advertised, and decoded), and keeps at most `cap` decoded body bytes,
-  counting up to `drain_limit` more.
-- At most `max_connections` open; a connection not read to the end, cancelled, or told to close is
-  closed; a reused one that fails before any answer byte is retried once on a new connection.
-- No timeouts inside: wrap `exchange` in `asyncio.timeout` (it runs on asyncio only).
-- A proxy set in the environment (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, any case) sends the request
-  through httpx2 instead, imported only then; `via_httpx2=True` sends every request through it
-  (PREFIX_HTTP_CLIENT=httpx2), with the same answers and errors.
-Its siblings: http_types.py (Answer, Headers, errors), http_request.py (URL, headers, proxies),
-http_body.py (decoding and the cap), http_connection.py (one connection), http_wire.py (the bytes on
-the wire), http_httpx2.py.
+- `client_options`: the keyword arguments of that client: a keep-alive pool with limits, no
+  redirects followed (a 3xx is the answer), no cookies kept, no timeout of its own (PREFIX_TIMEOUT
+  bounds each whole exchange: sending.py), and `trust_env=True`: proxies (HTTP(S)_PROXY,
+  ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR from the environment, as httpx2 reads them
+  (it reads no ~/.netrc). hooks.py may change them.
+- `tls_context`: PREFIX_CA_BUNDLE, PREFIX_CLIENT_CERT and PREFIX_CLIENT_KEY as an ssl.SSLContext.
+- `exchange`: the body streamed, decoded by httpx2 in pieces of at most 1 MiB (gzip, deflate, and
+  br or zstd where installed: a gzip bomb cannot balloon), the first `cap` bytes kept and up to
+  `drain_limit` more counted, then the connection dropped; httpx2's errors as InvalidRequest,
+  ConnectFailed and Broken, with short messages.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
+import socket
 import ssl
-import zlib
-from collections import deque
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from http.cookiejar import CookieJar, DefaultCookiePolicy
+from typing import TYPE_CHECKING, Any
+from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined,unused-ignore]
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
-    import http_wire as wire  # type: ignore[import-not-found,unused-ignore]
-    from http_connection import Connection, Origin  # type: ignore[import-not-found,unused-ignore]
-    from http_httpx2 import Httpx2Route  # type: ignore[import-not-found,unused-ignore]
-    from http_request import (  # type: ignore[import-not-found,unused-ignore]
-        Target,
-        environment_proxies,
-        parse_url,
-        proxy_for,
-    )
-    from http_types import (  # type: ignore[import-not-found,unused-ignore]
-        Answer,
-        ConnectFailed,
-        ConnectionBroken,
-        Headers,
-        HttpError,
-        RawHeaders,
-        short,
-    )
+import httpx2
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
 else:
+    from .settings import ConfigError, Settings
+
+RawHeaders = list[tuple[bytes, bytes]]
+
+
+class HttpError(Exception):
+    """Base class; str() is a short message without secrets."""
+
+
+class InvalidRequest(HttpError):
+    """The request cannot be sent as it is: nothing was sent."""
+
+
+class ConnectFailed(HttpError):
+    """Bad URL, DNS, TCP, TLS or proxy failure before the request was sent."""
+
+    def __init__(self, message: str, *, tls: bool = False) -> None:
+        super().__init__(message)
+        self.tls = tls
+
+
+class Broken(HttpError):
+    """The exchange failed after sending began: the request may or may not have been processed."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    reason: str
+    headers: httpx2.Headers  # case-insensitive; repeated headers joined with ", " by .get
+    kept: bytes  # decoded body bytes, at most `cap`
+    total: int  # decoded body bytes seen (kept + counted and dropped)
+    cut_short: bool  # stopped reading past cap + drain_limit (the connection was dropped)
+
+
+def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
+    """The keyword arguments of the shared httpx2.AsyncClient (see the module docstring)."""
+    # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
+    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
+    return {
+        "verify": verify,
+        "trust_env": True,
+        "timeout": None,
+        "limits": httpx2.Limits(
+            max_connections=32, max_keepalive_connections=8, keepalive_expiry=4.0
+        ),
+        "follow_redirects": False,
+        "cookies": no_cookies,
+    }
+
+
+def tls_context(settings: Settings) -> ssl.SSLContext | bool:
+    """`verify=` for httpx2: True (its default trust, SSL_CERT_FILE/SSL_CERT_DIR included), or a
+    context with PREFIX_CA_BUNDLE's CAs and PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a
+    ConfigError naming its variable."""
+    prefix = settings.prefix
+    ca, cert, key = settings.ca_bundle, settings.client_cert, settings.client_key
+    if key and not cert:
+        raise ConfigError(f"{prefix}_CLIENT_KEY is set without {prefix}_CLIENT_CERT")
+    if not (ca or cert):
+        return True
     try:
-        from . import http_wire as wire
-        from .http_connection import Connection, Origin
-        from .http_httpx2 import Httpx2Route
-        from .http_request import Target, environment_proxies, parse_url, proxy_for
-        from .http_types import (
-            Answer,
-            ConnectFailed,
-            ConnectionBroken,
-            Headers,
-            HttpError,
-            RawHeaders,
-            short,
-        )
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import http_wire as wire
-        from http_connection import Connection, Origin
-        from http_httpx2 import Httpx2Route
-        from http_request import Target, environment_proxies, parse_url, proxy_for
-        from http_types import (
-            Answer,
-            ConnectFailed,
-            ConnectionBroken,
-            Headers,
-            HttpError,
-            RawHeaders,
-            short,
-        )
-
-__all__ = ["Answer", "ConnectFailed", "ConnectionBroken", "Headers", "HttpClient", "HttpError"]
-
-
-class HttpClient:
-    """Pooled keep-alive HTTP/1.1 exchanges (asyncio); close with `aclose()`."""
-
-    def __init__(
-        self,
-        *,
-        max_connections: int = 32,
-        max_idle_per_origin: int = 8,
-        ssl_context: ssl.SSLContext | None = None,
-        env: Mapping[str, str] | None = None,
-        via_httpx2: bool = False,
-    ) -> None:
-        self._max, self._max_idle = max_connections, max_idle_per_origin
-        self._ssl = ssl_context
-        self._proxies = environment_proxies(os.environ if env is None else env)
-        self._via_httpx2 = via_httpx2
-        self._idle: dict[Origin, list[Connection]] = {}
-        self._open = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
-        self._httpx2: Httpx2Route | None = None
-        self._closed = False
-
-    @property
-    def open_connections(self) -> int:
-        """Connections of the built-in route (httpx2's are its own)."""
-        return self._open
-
-    async def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: RawHeaders,
-        body: bytes | None,
-        *,
-        cap: int,
-        drain_limit: int,
-    ) -> Answer:
-        if self._closed:
-            raise HttpError("the HTTP client is closed")
-        method, target = method.upper(), parse_url(url)
-        proxy = self._proxy_for(target)
-        via_httpx2 = self._via_httpx2 or proxy is not None
-        try:  # an invalid request is neither sent nor connected for, on either route
-            all_headers = target.headers(method, headers, body)
-            request = wire.encode_request(method, target.target, all_headers, body)
-        except wire.InvalidRequest as error:
-            raise HttpError(f"invalid request ({error})") from None
-        if via_httpx2:
-            route = self._httpx2_route()
-            return await route.exchange(
-                proxy, target, method, url, headers, body, cap=cap, drain_limit=drain_limit
-            )
-        origin = (target.scheme, target.host, target.port)
-        close_after = wire.asks_close(all_headers)
-        for fresh in (False, True):
-            conn, reused = await self._acquire(origin, fresh)
-            try:
-                return await conn.exchange(method, request, close_after, cap, drain_limit)
-            except wire.EndedEarly:
-                if not reused or fresh:
-                    raise ConnectionBroken(
-                        "the server closed the connection without answering"
-                    ) from None
-            except (OSError, wire.Malformed, zlib.error) as error:
-                raise ConnectionBroken(short(error)) from None
-            finally:
-                self._release(conn, conn.reusable)
-        raise AssertionError("unreachable")
-
-    # ---- routes --------------------------------------------------------------------------------
-
-    def _proxy_for(self, target: Target) -> str | None:
-        return proxy_for(self._proxies, target)
-
-    def _httpx2_route(self) -> Httpx2Route:
-        if self._httpx2 is None:
-            self._httpx2 = Httpx2Route(
-                max_connections=self._max, max_idle=self._max_idle, tls=self._tls_context
-            )
-        return self._httpx2
-
-    def _tls_context(self) -> ssl.SSLContext:
-        if self._ssl is None:
-            self._ssl = ssl.create_default_context()
-        return self._ssl
-
-    # ---- the pool ------------------------------------------------------------------------------
-
-    async def _acquire(self, origin: Origin, fresh: bool) -> tuple[Connection, bool]:
-        """An idle connection to `origin` (reused=True) or a new one, within max_connections."""
-        while True:
-            if self._closed:
-                raise HttpError("the HTTP client is closed")
-            idle = self._idle.get(origin)
-            now = asyncio.get_running_loop().time()
-            while idle and not fresh:
-                conn = idle.pop()
-                if conn.usable(now):
-                    return conn, True
-                self._drop(conn)
-            if self._open < self._max or self._evict_one():
-                self._open += 1
-                try:
-                    tls = self._tls_context() if origin[0] == "https" else None
-                    return await Connection.open(origin, tls), False
-                except BaseException:
-                    self._open -= 1
-                    self._wake()
-                    raise
-            await self._wait()
-
-    def _evict_one(self) -> bool:
-        """Close the longest idle connection of any origin to make room."""
-        for idle in self._idle.values():
-            if idle:
-                self._drop(idle.pop(0))
-                return True
-        return False
-
-    async def _wait(self) -> None:
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        context = ssl.create_default_context(cafile=ca) if ca else httpx2.create_ssl_context()
+    except (OSError, ssl.SSLError) as error:
+        raise ConfigError(
+            f"{prefix}_CA_BUNDLE: cannot load CA certificates from {ca!r} ({error})"
+        ) from None
+    if cert:
+        names = f"{prefix}_CLIENT_CERT" + (f" / {prefix}_CLIENT_KEY" if key else "")
         try:
-            await waiter
-        except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self._wake()  # pass on the wake-up this task can no longer use
-            raise
-        finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+            context.load_cert_chain(cert, key, password=_no_password)
+        except (OSError, ssl.SSLError, ValueError) as error:
+            raise ConfigError(
+                f"{names}: cannot load the client certificate and key ({error})"
+            ) from None
+    return context
 
-    def _wake(self) -> None:
-        while self._waiters:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
-                return
 
-    def _release(self, conn: Connection, keep: bool) -> None:
-        idle = self._idle.setdefault(conn.origin, [])
-        if (
-            keep
-            and not self._closed
-            and len(idle) < self._max_idle
-            and not conn.writer.is_closing()
-        ):
-            conn.idle_since = asyncio.get_running_loop().time()
-            idle.append(conn)
-            self._wake()
-        else:
-            self._drop(conn)
+def _no_password() -> str:
+    raise ValueError(
+        "the private key is encrypted: give it unencrypted (never asked for on a terminal)"
+    )
 
-    def _drop(self, conn: Connection) -> None:
-        conn.close()
-        self._open -= 1
-        self._wake()
 
-    async def aclose(self) -> None:
-        """Close idle connections now and busy ones when their exchange ends."""
-        self._closed = True
-        for idle in self._idle.values():
-            while idle:
-                self._drop(idle.pop())
-        while self._waiters:
-            self._wake()
-        route, self._httpx2 = self._httpx2, None
-        if route is not None:
-            await route.aclose()
+async def exchange(
+    client: httpx2.AsyncClient,
+    method: str,
+    url: str,
+    headers: RawHeaders,
+    body: bytes | None,
+    *,
+    cap: int,
+    drain_limit: int,
+) -> Answer:
+    """One exchange (no timeout here; a timeout set through hooks.py raises TimeoutError)."""
+    if problem := _framing_problem(headers, body):
+        raise InvalidRequest(problem)
+    given = any(name.lower() == b"authorization" for name, _ in headers)
+    # no Basic credentials from the URL's userinfo over an Authorization header (a hook's auth wins)
+    auth = httpx2.Auth() if given and client.auth is None else httpx2.USE_CLIENT_DEFAULT
+    try:
+        async with client.stream(method, url, headers=headers, content=body, auth=auth) as response:
+            kept, total, cut = bytearray(), 0, False
+            async for piece in response.aiter_bytes():
+                total += len(piece)
+                kept += piece[: max(0, cap - len(kept))]
+                if cut := total > cap + drain_limit:
+                    break
+    except httpx2.TimeoutException:
+        raise TimeoutError from None
+    except httpx2.LocalProtocolError as error:
+        raise InvalidRequest(str(error)) from None
+    except (
+        httpx2.ConnectError,
+        httpx2.ProxyError,
+        httpx2.UnsupportedProtocol,
+        httpx2.InvalidURL,
+    ) as error:
+        raise _connect_failed(error, url) from None
+    except (httpx2.TransportError, httpx2.DecodingError) as error:
+        raise Broken(_short(error)) from None
+    status, reason = response.status_code, response.reason_phrase
+    return Answer(status, reason, response.headers, bytes(kept), total, cut)
+
+
+def _framing_problem(headers: RawHeaders, body: bytes | None) -> str | None:
+    """The client frames the body: a Transfer-Encoding, or a Content-Length that does not match the
+    body, would be sent as given and break the exchange."""
+    size = len(body or b"")
+    for name, value in headers:
+        if name.lower() == b"transfer-encoding":
+            return "Transfer-Encoding is set by the HTTP client"
+        if name.lower() == b"content-length" and value.strip() != str(size).encode():
+            return (
+                f"Content-Length {value.decode('latin-1')!r} does not match the body ({size} bytes)"
+            )
+    return None
+
+
+def _short(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:300] if str(error) else type(error).__name__
+
+
+def _connect_failed(error: Exception, url: str) -> ConnectFailed:
+    """What failed (DNS, TCP, TLS), from the innermost OSError under httpx2's error."""
+    low, seen, current = None, set(), error.__cause__ or error.__context__
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        low = current if isinstance(current, OSError) else low
+        current = current.__cause__ or current.__context__
+    try:
+        parsed = httpx2.URL(url)
+    except httpx2.InvalidURL:
+        parsed = None
+    if parsed is None or isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
+        return ConnectFailed(f"invalid URL ({error})")
+    host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
+    tls = isinstance(low, ssl.SSLError)
+    if isinstance(low, ssl.SSLCertVerificationError):
+        message = f"the TLS certificate of {host} was not accepted ({low.verify_message})"
+    elif isinstance(low, ssl.SSLError):
+        message = f"the TLS handshake with {host} failed ({low.reason or _short(low)})"
+    elif isinstance(low, socket.gaierror):
+        message = f"cannot resolve the host name {host} ({low.strerror})"
+    else:
+        reason = os.strerror(low.errno) if isinstance(low, OSError) and low.errno else _short(error)
+        message = f"cannot connect to {host} port {port} ({reason})"
+    proxies = getproxies_environment()
+    if (proxies.get(parsed.scheme) or proxies.get("all")) and not proxy_bypass_environment(
+        host, proxies
+    ):
+        message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
+    return ConnectFailed(message, tls=tls)
+
+
+__all__ = ["Answer", "Broken", "ConnectFailed", "HttpError", "InvalidRequest"]

@@ -1,5 +1,6 @@
-"""Sending a prepared request to the API: credentials, the before_request hooks, the shared HTTP
-client (`http_client.py`) within PREFIX_TIMEOUT, and failures as ToolErrors the model can act on.
+"""Sending a prepared request to the API: credentials, the before_request hooks, the shared
+httpx2.AsyncClient (`http_client.py`; made on first use, after hooks.py's http_client hooks) within
+PREFIX_TIMEOUT, and failures as ToolErrors the model can act on.
 
 Every request carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json, */*;q=0.8`
 (PREFIX_HEADERS may override both); a token request to an OAuth2 endpoint gets no PREFIX_HEADERS.
@@ -14,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+import httpx2
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
@@ -23,27 +26,23 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import Settings  # type: ignore[import-not-found,unused-ignore]
 else:
-    try:
-        from . import auth
-        from . import hooks_api as hk
-        from . import hooks_runner as run
-        from . import http_client as http
-        from . import responses as res
-        from . import serialize as ser
-        from .settings import Settings
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import auth
-        import hooks_api as hk
-        import hooks_runner as run
-        import http_client as http
-        import responses as res
-        import serialize as ser
-        from settings import Settings
+    from . import auth
+    from . import hooks_api as hk
+    from . import hooks_runner as run
+    from . import http_client as http
+    from . import responses as res
+    from . import serialize as ser
+    from .settings import Settings
 
 logger = logging.getLogger(__name__)
 
 _DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
 _ACCEPT = "application/json, */*;q=0.8"
+# httpx2's loggers: their lines (URLs, response headers at DEBUG) are scrubbed of secrets too
+_LOGGERS = (
+    "httpx2",
+    *(f"httpcore2.{name}" for name in ("connection", "http11", "http2", "proxy", "socks")),
+)
 _UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
 
 
@@ -59,24 +58,31 @@ class Sender:
     ) -> None:
         self.settings, self.credentials, self.hooks = settings, credentials, hooks
         self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
-        self._client: http.HttpClient | None = None
+        # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
+        self._verify = http.tls_context(settings)
+        self._client: httpx2.AsyncClient | None = None
+        self._creating: asyncio.Lock | None = None
 
-    def _http(self) -> http.HttpClient:
-        """The shared HTTP client (keep-alive pool), created on first use; the log lines of httpx2
-        (which it uses through a proxy) are scrubbed too."""
-        if self._client is None:
-            via_httpx2 = self.settings.http_client == "httpx2"
-            self._client = http.HttpClient(
-                max_connections=32, env=self.settings.env, via_httpx2=via_httpx2
-            )
-            logging.getLogger("httpx2").addFilter(self._log_filter)
+    async def _http(self) -> httpx2.AsyncClient:
+        """The shared HTTP client, created on first use with the options the http_client hooks of
+        hooks.py leave."""
+        self._creating = self._creating or asyncio.Lock()
+        async with self._creating:
+            if self._client is None:
+                options = http.client_options(self._verify)
+                self._client = await run.make_client(
+                    self.hooks.client_hooks(), options, httpx2.AsyncClient
+                )
+                for name in _LOGGERS:
+                    logging.getLogger(name).addFilter(self._log_filter)
         return self._client
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
         client, self._client = self._client, None
         if client is not None:
-            logging.getLogger("httpx2").removeFilter(self._log_filter)
+            for name in _LOGGERS:
+                logging.getLogger(name).removeFilter(self._log_filter)
             await client.aclose()
 
     def _log_filter(self, record: logging.LogRecord) -> bool:
@@ -142,20 +148,24 @@ class Sender:
         """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
         shown, timeout = self.credentials.shown_url(url), self.settings.timeout
         what = f"{method} {shown}"
+        client = self._client or await self._http()
         try:
-            async with asyncio.timeout(timeout):  # the runtime runs on asyncio (anyio's backend)
-                answer = await self._http().exchange(
-                    method,
-                    url,
-                    headers,
-                    body,
-                    cap=self.settings.max_response_bytes,
-                    drain_limit=_DRAIN_LIMIT,
+            async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
+                cap = self.settings.max_response_bytes
+                answer = await http.exchange(
+                    client, method, url, headers, body, cap=cap, drain_limit=_DRAIN_LIMIT
                 )
         except TimeoutError:
+            limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
             raise ToolError(
-                f"The API did not answer {what} within {timeout:g} seconds ({self.settings.prefix}"
-                "_TIMEOUT). It may be overloaded or unreachable: try again later."
+                f"The API did not answer {what} within "
+                f"{limit if deadline.expired() else 'the timeout set in hooks.py'}."
+                " It may be overloaded or unreachable: try again later."
+            ) from None
+        except http.InvalidRequest as error:
+            raise ToolError(
+                f"The request {what} cannot be sent ({self.credentials.scrub(str(error))})."
+                " Nothing was sent to the API."
             ) from None
         except http.ConnectFailed as error:
             problem = "a TLS/certificate error" if error.tls else "the connection failed"
@@ -163,19 +173,11 @@ class Sender:
                 f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
                 f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
             ) from None
-        except http.HttpError as error:
+        except http.Broken as error:
             raise ToolError(
                 f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
                 " The request may or may not have been processed."
             ) from None
         omitted = answer.total - len(answer.kept)
-        return res.Upstream(
-            method,
-            shown,
-            answer.status,
-            answer.reason,
-            answer.headers,
-            answer.kept,
-            omitted,
-            answer.cut_short,
-        )
+        status, reason, kept, cut = answer.status, answer.reason, answer.kept, answer.cut_short
+        return res.Upstream(method, shown, status, reason, answer.headers, kept, omitted, cut)

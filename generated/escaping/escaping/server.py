@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import direct_calls, hooks_runner, runtime, stdio_transport, wiring
+from . import hooks_runner, runtime, wiring
 
 SERVER_NAME = "escaping"
 SERVER_VERSION = "1.0'\"\n"
@@ -37,9 +37,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def serve_stdio(server: Any, direct: direct_calls.DirectCalls) -> None:
-    """Over stdin/stdout; plain tool calls are answered by `direct` (see direct_calls.py)."""
-    async with stdio_transport.stdio_streams(direct) as (read_stream, write_stream):
+async def serve_stdio(server: Any) -> None:
+    """Over stdin/stdout, through the SDK's stdio transport."""
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
@@ -71,8 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         import anyio
 
-        enabled = settings.stdio_calls == "direct"
-        anyio.run(serve_stdio, server, direct_calls.DirectCalls.for_server(server, tools, enabled))
+        anyio.run(serve_stdio, server)
     return 0
 
 

@@ -6,7 +6,6 @@ tools/list is answered from a constant: the first request of each protocol versi
 
 from __future__ import annotations
 
-import gc
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,6 @@ class ListedOnce:
         version = ctx.protocol_version
         if version not in self.by_version:
             self.by_version[version] = await call_next(ctx)
-            gc.freeze()  # kept for the life of the process: out of the collector's way (p99 latency)
         return self.by_version[version]
 
 

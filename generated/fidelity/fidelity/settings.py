@@ -11,19 +11,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-if TYPE_CHECKING:
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
 else:
-    try:
-        from . import serialize as ser
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import serialize as ser
+    from . import serialize as ser
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
-HTTP_CLIENTS = ("builtin", "httpx2")  # PREFIX_HTTP_CLIENT: the built-in HTTP/1.1 client, or httpx2
-# PREFIX_STDIO_CALLS: plain tool calls on stdio answered by direct_calls.py, or all by the SDK
-STDIO_CALLS = ("direct", "sdk")
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
 
 
@@ -41,8 +35,9 @@ class Settings:
     user_agent: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
-    http_client: str = HTTP_CLIENTS[0]
-    stdio_calls: str = STDIO_CALLS[0]
+    ca_bundle: str | None = None  # PEM file of the CA certificates to trust instead
+    client_cert: str | None = None  # mutual TLS: PEM certificate chain (with the key, or see below)
+    client_key: str | None = None
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -78,17 +73,10 @@ class Settings:
             user_agent=user_agent,
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
-            http_client=_choice(get("HTTP_CLIENT"), f"{prefix}_HTTP_CLIENT", HTTP_CLIENTS),
-            stdio_calls=_choice(get("STDIO_CALLS"), f"{prefix}_STDIO_CALLS", STDIO_CALLS),
+            ca_bundle=get("CA_BUNDLE"),
+            client_cert=get("CLIENT_CERT"),
+            client_key=get("CLIENT_KEY"),
         )
-
-
-def _choice(raw: str | None, name: str, choices: tuple[str, ...]) -> str:
-    if raw is None:
-        return choices[0]
-    if raw.lower() not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {raw!r}")
-    return raw.lower()
 
 
 def _check_base_url(url: str | None, prefix: str) -> str:

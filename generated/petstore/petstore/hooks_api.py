@@ -7,6 +7,7 @@
   @hooks.tool(name=None, description=None, input_schema=None, output_schema=None, title=None,
               annotations=None)              f(arguments) or f(arguments, call) -> dict, str,
                                              Result or another JSON value
+  @hooks.http_client()                       f(options) -> None, or new options
 
 - No tool names: every tool (after_result: your own tools too); else only the tools named, which
   must exist (checked at start). Hooks run in the order they are defined; sync or async functions.
@@ -21,6 +22,10 @@
   arguments are validated against `input_schema` (default: no arguments). A dict return value is
   the structured content (plus the same JSON as text), a str is text, another JSON value becomes
   `{"result": value}`. Sync tools run in a worker thread; async ones may `await call.call_tool()`.
+- http_client runs once, before the server's one httpx2.AsyncClient is created on first use:
+  `options` is the dict of keyword arguments the runtime passes to it (verify, trust_env, limits,
+  headers, cookies, follow_redirects, timeout); add or change any (transport, auth, event_hooks
+  with async functions, ...). Headers the runtime sets on each request win over client headers.
 - `raise HookError("...")` fails the call with exactly that message; any other exception in your
   code fails the call with an isError result naming the function (traceback in the server's log).
 """
@@ -35,21 +40,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
-import mcp_types as types
+import mcp.types as types
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from responses import to_json  # type: ignore[import-not-found,unused-ignore]
     from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
-    try:
-        from . import serialize as ser
-        from .responses import to_json
-        from .settings import TOKEN, ConfigError
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import serialize as ser
-        from responses import to_json
-        from settings import TOKEN, ConfigError
+    from . import serialize as ser
+    from .responses import to_json
+    from .settings import TOKEN, ConfigError
 
 __all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
 
@@ -253,7 +253,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Hook:
-    kind: str  # "before_request" or "after_result"
+    kind: str  # "before_request", "after_result" or "http_client"
     function: Callable[..., Any]
     tools: frozenset[str]  # empty: every tool
     errors: bool = False
@@ -296,6 +296,10 @@ class Hooks:
     def after_result(self, *tools: str, errors: bool = False) -> Callable[[F], F]:
         """`@hooks.after_result(...)`: successful results only, error results too with errors=True."""
         return self._register("after_result", tools, errors)
+
+    def http_client(self) -> Callable[[F], F]:
+        """`@hooks.http_client()`: f(options) adjusts the httpx2.AsyncClient keyword arguments."""
+        return self._register("http_client", (), False)
 
     def _register(self, kind: str, tools: tuple[str, ...], errors: bool) -> Callable[[F], F]:
         if not all(isinstance(tool, str) and tool for tool in tools):
@@ -354,6 +358,10 @@ class Hooks:
     def after_for(self, tool: str, is_error: bool) -> list[Hook]:
         """The after_result hooks of `tool` for a result (an error: those with errors=True)."""
         return self._of("after_result", tool, is_error)
+
+    def client_hooks(self) -> list[Hook]:
+        """The http_client hooks, in order."""
+        return [h for h in self.hooks if h.kind == "http_client"]
 
     def _of(self, kind: str, tool: str, is_error: bool) -> list[Hook]:
         return [

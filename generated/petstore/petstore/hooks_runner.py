@@ -10,12 +10,12 @@ import importlib
 import inspect
 import traceback
 from collections.abc import Callable, Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
-import mcp_types as types
+import mcp.types as types
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     from hooks_api import (  # type: ignore[import-not-found,unused-ignore]
         Call,
         Hook,
@@ -27,13 +27,10 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
     )
     from settings import ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
-    try:
-        from .hooks_api import Call, Hook, HookError, Hooks, Request, Result, UserTool
-        from .settings import ConfigError
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        from hooks_api import Call, Hook, HookError, Hooks, Request, Result, UserTool
-        from settings import ConfigError
+    from .hooks_api import Call, Hook, HookError, Hooks, Request, Result, UserTool
+    from .settings import ConfigError
 
+T = TypeVar("T")
 Wire = tuple[str, str, list[tuple[bytes, bytes]], bytes | None]  # method, URL, headers, body
 
 
@@ -88,6 +85,32 @@ async def run_before(hooks: Collection[Hook], call: Call, request: Request) -> W
             ) from None
     call.request = request
     return wire or request.wire()
+
+
+async def make_client(
+    hooks: Collection[Hook], options: dict[str, Any], make: Callable[..., T]
+) -> T:
+    """`make(**options)` with the options as the http_client hooks leave them."""
+    for hook in hooks:
+        try:
+            changed = await _invoke(hook.function, options)
+            if changed is not None and not isinstance(changed, dict):
+                raise TypeError(f"it returned {type(changed).__name__}, not a dict or None")
+            options = changed if changed is not None else options
+        except HookError:
+            raise
+        except Exception as error:  # your code: any failure becomes this call's error result
+            raise _failed(
+                f"The http_client hook {hook.name!r}", error, "Nothing was sent to the API."
+            ) from None
+    try:
+        return make(**options)
+    except Exception as error:
+        if not hooks:
+            raise
+        names = ", ".join(repr(hook.name) for hook in hooks)
+        what = f"The HTTP client made with the options of the http_client hook(s) {names}"
+        raise _failed(what, error, "Nothing was sent to the API.") from None
 
 
 async def run_after(

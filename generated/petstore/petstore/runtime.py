@@ -2,19 +2,20 @@
 
 Copied verbatim into every generated package with its siblings: `settings.py` (the environment),
 `serialize.py` (arguments → request), `auth.py` (credentials), `sending.py` (request → API answer,
-through `http_client.py`), `responses.py` (answer → result),
+through one httpx2.AsyncClient: `http_client.py`), `responses.py` (answer → result),
 `hooks_api.py` and `hooks_runner.py` (the user's hooks.py); their docstrings say the rules.
 Environment (PREFIX: the package's prefix; credentials: see auth.py):
   PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
   PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
   PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
   PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
-  PREFIX_HTTP_CLIENT         builtin (default: HTTP/1.1 on asyncio, see http_client.py) or httpx2
-  PREFIX_STDIO_CALLS         direct (default: plain tool calls on stdio skip the SDK's request pipeline,
-                             see direct_calls.py) or sdk (every message through the SDK)
-Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json,
-*/*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a 3xx is reported).
-"""
+  PREFIX_CA_BUNDLE           PEM file of the CA certificates to trust for the API (not the system's)
+  PREFIX_CLIENT_CERT         mutual TLS: PEM client certificate (and its key, unless PREFIX_CLIENT_KEY)
+  PREFIX_CLIENT_KEY          mutual TLS: PEM private key (unencrypted) of PREFIX_CLIENT_CERT
+Proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR are read by
+httpx2. Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept:
+application/json, */*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a
+3xx is reported)."""
 
 from __future__ import annotations
 
@@ -28,10 +29,10 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import mcp_types as types
-from mcp.shared.exceptions import MCPError
+import mcp.types as types
+from mcp import MCPError
 
-if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
@@ -45,22 +46,13 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
         Settings,
     )
 else:
-    try:
-        from . import auth
-        from . import hooks_api as hk
-        from . import hooks_runner as run
-        from . import responses as res
-        from . import sending as snd
-        from . import serialize as ser
-        from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
-    except ImportError:  # loaded as a top-level module, next to its siblings
-        import auth
-        import hooks_api as hk
-        import hooks_runner as run
-        import responses as res
-        import sending as snd
-        import serialize as ser
-        from settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
+    from . import auth
+    from . import hooks_api as hk
+    from . import hooks_runner as run
+    from . import responses as res
+    from . import sending as snd
+    from . import serialize as ser
+    from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE_BYTES",
