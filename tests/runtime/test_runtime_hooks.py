@@ -553,9 +553,9 @@ async def test_the_starter_hooks_py_examples_work_once_uncommented(
     """Each example block (after a lone `#` line, up to a blank line) with its `# ` removed."""
     import httpx2
 
+    from openapi2mcp.emit.render import render_starters
     from openapi2mcp.model import GeneratorOptions
     from openapi2mcp.pipeline import generate
-    from openapi2mcp.render import render_starters
 
     name, folder = package
     options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE")
