@@ -51,6 +51,7 @@ class ConversionEngine:
         self._all_of_merger = AllOfMerger(resolver, self.refs, self.types, self.warn)
         self._discriminators = Discriminators(resolver, self.refs, self.warn)
         self._cache: dict[tuple[Any, ...], tuple[Schema, bool, int]] = {}
+        self._nullable: dict[int, tuple[Schema, Schema]] = {}  # id → (schema kept alive, its nullable form)
         self._warned: set[tuple[str, str]] = set()
         self._settle(out=False)
 
@@ -127,12 +128,21 @@ class ConversionEngine:
 
     def _convert(self, node: JSON, pointer: str) -> Schema:
         schema, nullable = self._core(node, pointer)
-        return with_null(schema) if nullable else schema
+        return self._or_null(schema) if nullable else schema
 
     def _member(self, node: JSON, pointer: str) -> Schema:
         """A property, item or map value: in output schemas it may also be null."""
         schema = self._convert(node, pointer)
-        return with_null(schema) if self._out else schema
+        return self._or_null(schema) if self._out else schema
+
+    def _or_null(self, schema: Schema) -> Schema:
+        """`with_null(schema)`, built once for each schema object: the properties that refer to one
+        cached schema share one nullable form of it (in output schemas every member is nullable),
+        which the later steps, measuring and compacting each shared dict once, read once."""
+        known = self._nullable.get(id(schema))
+        if known is None:
+            known = self._nullable[id(schema)] = schema, with_null(schema)
+        return known[1]
 
     def _core(self, node: JSON, pointer: str) -> tuple[Schema, bool]:
         """The converted schema without its null alternative, and whether null is allowed."""
