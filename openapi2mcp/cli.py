@@ -342,6 +342,11 @@ def _print_diagnostics(diagnostics: Diagnostics) -> None:
 
 def main() -> None:
     """The console script: a generator bug is one clear line (the traceback with OPENAPI2MCP_DEBUG=1)."""
+    # No cycle collection in this short process: generation pauses the collector anyway, and resuming
+    # it afterwards would make its first collection walk every object of the run (a tenth of a second
+    # after a large spec) for the little cyclic garbage there is.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         app()
     except Exception as error:  # a bug in openapi2mcp itself, not in the user's input
@@ -358,6 +363,8 @@ def main() -> None:
         # The process ends next: its last cycle collection need not walk every live object (a tenth
         # of a second after a large spec); what is left is freed with the process.
         gc.freeze()
+        if collecting:  # as it was for a caller in the same process (tests)
+            gc.enable()
 
 
 if __name__ == "__main__":

@@ -84,15 +84,27 @@ class SchemaConverter:
         siblings_apply = not openapi_version.startswith(("2.", "3.0"))  # 3.1: `$ref` siblings count
         self._engine = ConversionEngine(resolver, diagnostics, siblings_apply=siblings_apply)
         self._max_ref_depth = max(1, max_ref_depth)
+        # Input schemas by (id of the Schema Object, its pointer), the object kept alive: the same
+        # object comes again and again (Swagger 2.0 path-level parameters, once for each operation).
+        self._inputs: dict[tuple[int, str], tuple[JSON, dict[str, Any]]] = {}
 
     def input_schema(self, schema: JSON, pointer: str) -> dict[str, Any]:
-        """The schema of one tool argument. Nested dicts are shared: do not mutate them."""
+        """The schema of one tool argument. Nested dicts are shared: do not mutate them.
+
+        A conversion within the limits is remembered: converting the same object again gives the same
+        result (the engine's cache is exact). One over them is not: it is done again, as it may stay
+        within them once more of its references are cached."""
+        known = self._inputs.get((id(schema), pointer))
+        if known is not None:
+            return dict(known[1])
         try:
-            return self._engine.run(
+            converted = self._engine.run(
                 schema, pointer, out=False, ref_limit=self._max_ref_depth, budget=INPUT_BUDGET
             )
         except OverBudget:
             return self._engine.run(schema, pointer, out=False, scc_once=True)
+        self._inputs[id(schema), pointer] = schema, converted
+        return dict(converted)
 
     def output_schema(self, schema: JSON, pointer: str) -> dict[str, Any]:
         """A tolerant schema of a response. Nested dicts are shared: do not mutate them.

@@ -51,6 +51,8 @@ class ConversionEngine:
         self._all_of_merger = AllOfMerger(resolver, self.refs, self.types, self.warn)
         self._discriminators = Discriminators(resolver, self.refs, self.warn)
         self._cache: dict[tuple[Any, ...], tuple[Schema, bool, int]] = {}
+        self._nullable: dict[int, tuple[Schema, Schema]] = {}  # id → (schema kept alive, its nullable form)
+        self._exhausted: dict[tuple[Any, ...], int] = {}  # cache key → most budget left when it ran out
         self._warned: set[tuple[str, str]] = set()
         self._settle(out=False)
 
@@ -127,12 +129,21 @@ class ConversionEngine:
 
     def _convert(self, node: JSON, pointer: str) -> Schema:
         schema, nullable = self._core(node, pointer)
-        return with_null(schema) if nullable else schema
+        return self._or_null(schema) if nullable else schema
 
     def _member(self, node: JSON, pointer: str) -> Schema:
         """A property, item or map value: in output schemas it may also be null."""
         schema = self._convert(node, pointer)
-        return with_null(schema) if self._out else schema
+        return self._or_null(schema) if self._out else schema
+
+    def _or_null(self, schema: Schema) -> Schema:
+        """`with_null(schema)`, built once for each schema object: the properties that refer to one
+        cached schema share one nullable form of it (in output schemas every member is nullable),
+        which the later steps, measuring and compacting each shared dict once, read once."""
+        known = self._nullable.get(id(schema))
+        if known is None:
+            known = self._nullable[id(schema)] = schema, with_null(schema)
+        return known[1]
 
     def _core(self, node: JSON, pointer: str) -> tuple[Schema, bool]:
         """The converted schema without its null alternative, and whether null is allowed."""
@@ -173,11 +184,29 @@ class ConversionEngine:
         if hit is not None:
             self._spend(hit[2])
             return hit[0], hit[1]
+        if self._budget is not None and self._budget - self._spent <= self._exhausted.get(key, -1):
+            raise OverBudget  # it ran out with as much left before: see `_note_exhausted`
         spent = self._spent
-        with self.refs.entered(ref):
-            schema, nullable = self._core(target, ref)
+        try:
+            with self.refs.entered(ref):
+                schema, nullable = self._core(target, ref)
+        except OverBudget:
+            self._note_exhausted(key, spent)
+            raise
         self._cache[key] = (schema, nullable, self._spent - spent)
         return schema, nullable
+
+    def _note_exhausted(self, key: tuple[Any, ...], spent_before: int) -> None:
+        """Remember that the expansion of `key`, begun with `budget - spent_before` properties left,
+        ran out of them (large output schemas do, each conversion tried again with tighter limits).
+
+        Begun again with no more left, it would run out again, having read (and warned about) only
+        what the first try read: the expansion of a key is always the same walk, and its cached parts
+        cost what they cost the first time. `_expand` refuses it at once. Running out of nesting
+        (`MAX_NESTED_REFS`) is not remembered: a cached part does not count its nesting again."""
+        if self._budget is not None and self._spent > self._budget:
+            left = self._budget - spent_before
+            self._exhausted[key] = max(left, self._exhausted.get(key, -1))
 
     def _all_of(self, node: Schema, pointer: str) -> tuple[Schema, bool]:
         with self._all_of_merger.merged(node, pointer) as (merged, leftovers):

@@ -25,6 +25,10 @@ LOCATED = SUBSCHEMA | SUBSCHEMA_LISTS | {"patternProperties"}
 OUTPUT_KEYWORDS = frozenset({"description", "items", "prefixItems", "additionalProperties", "anyOf", "oneOf"})
 CONSTRAINTS = frozenset({"type", "enum", "const", "anyOf", "oneOf", "allOf", "not", "$ref"})
 LIFTED = ("description", "default", "examples")
+# One dict for every schema that is a type and nothing else (the null alternative of each member of an
+# outputSchema, most items and plain properties): read-only, like every nested dict of a result.
+TYPE_ONLY: dict[str, Schema] = {name: {"type": name} for name in (*TYPES, "null")}
+NULL_TYPE = TYPE_ONLY["null"]
 # Keywords that never constrain a converted schema. `$defs` is one: the caller hoists the local
 # definitions of a tool's schema to its root (`SchemaConverter.local_defs`).
 ANNOTATIONS = frozenset(
@@ -171,6 +175,8 @@ def integer_bounds(out: Schema, types: list[str]) -> Schema:
 def typed(out: Schema, types: list[str]) -> Schema:
     """Add the type; several types become an anyOf with each type-specific keyword in its branch."""
     if len(types) < 2:
+        if types and not out and types[0] in TYPE_ONLY:
+            return TYPE_ONLY[types[0]]
         return {"type": types[0], **out} if types else out
     if "enum" in out or "const" in out:
         return out  # the values say it all
@@ -209,9 +215,9 @@ def with_null(schema: Schema) -> Schema:
         values = schema["enum"] if None in schema["enum"] else [*schema["enum"], None]
         return {**{key: value for key, value in schema.items() if key != "type"}, "enum": values}
     top = {key: schema[key] for key in LIFTED if key in schema}
-    rest = {key: value for key, value in schema.items() if key not in LIFTED}
+    rest = {key: value for key, value in schema.items() if key not in LIFTED} if top else schema
     branches = rest["anyOf"] if rest.keys() == {"anyOf"} else [rest]
-    return {**top, "anyOf": [*branches, {"type": "null"}]}
+    return {**top, "anyOf": [*branches, NULL_TYPE]}
 
 
 def dedupe(branches: list[Schema]) -> list[Schema]:
