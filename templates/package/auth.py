@@ -1,19 +1,8 @@
-"""Credentials from the environment, per security scheme of `tool_data.json`.
-
-Variables (PREFIX: the package's prefix; SCHEME: the scheme's key, upper-cased; the exact names
-are in each scheme's `env` map):
-  PREFIX_SCHEME_KEY                      apiKey, sent in its header, query parameter or cookie
-  PREFIX_SCHEME_TOKEN                    http bearer (or another http scheme); a ready oauth2 or
-                                         openIdConnect access token
-  PREFIX_SCHEME_USERNAME, _PASSWORD      http basic (the password may be unset or empty)
-  PREFIX_SCHEME_CLIENT_ID, _CLIENT_SECRET, optional _SCOPES and _TOKEN_URL   oauth2 client
-                                         credentials (the token URL defaults to the spec's)
+"""Credentials from the environment, per security scheme of `tool_data.json` (each scheme's `env`
+map names its variables; the package README lists them).
 
 Of an operation's `security` alternatives, the first whose variables are all set is used; else
-anonymous access, if it is an alternative; else the call fails naming the variables to set (never
-a silent unauthenticated call). Client-credentials tokens are cached until shortly before they
-expire, and fetched again once after the API answers 401. Secrets (values of 6+ characters) and
-fetched tokens are known to `scrub`, which replaces them by [REDACTED] in any text.
+anonymous access, if it is an alternative; else the call fails naming the variables to set.
 """
 
 from __future__ import annotations
@@ -55,7 +44,6 @@ class Credentials:
         self.schemes, self.env, self.base_url = schemes, env, base_url
         self.secrets: set[str] = set()
         self._longest_first: list[str] = []  # the secrets, a longer one replaced before its parts
-        self._json_forms: set[str] = set()  # the secrets as they appear inside JSON strings
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
         self._tokens: dict[tuple[str, str], tuple[str, float]] = {}
         self._lock: anyio.Lock | None = None
@@ -68,9 +56,8 @@ class Credentials:
 
     def get(self, variable: Any) -> str | None:
         """The variable's value; unset and blank are the same."""
-        return (
-            ((self.env.get(variable) or "").strip() or None) if isinstance(variable, str) else None
-        )
+        value = self.env.get(variable) if isinstance(variable, str) else None
+        return (value or "").strip() or None
 
     def add_secrets(self, *values: str | None) -> None:
         for value in values:
@@ -78,7 +65,6 @@ class Credentials:
                 inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
                 self.secrets.update({value, quote_plus(value), ser.pct(value), inside_json})
         self._longest_first = sorted(self.secrets, key=len, reverse=True)
-        self._json_forms = {json.dumps(s, ensure_ascii=False)[1:-1] for s in self.secrets}
 
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
@@ -86,15 +72,6 @@ class Credentials:
             if secret in text:
                 text = text.replace(secret, "[REDACTED]")
         return text
-
-    def in_json(self, value: Any) -> bool:
-        """Whether a secret may occur in a key or string of decoded JSON `value`: looked for in its
-        JSON text (escaping is per character, so a string holding a secret holds its JSON form)."""
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):  # not plain JSON (a hook's result): assume it may
-            return True
-        return any(form in text for form in self._json_forms)
 
     def scrub_json(self, value: Any) -> Any:
         """Secrets out of decoded JSON too: an escaped (`\\/`, `\\u00e4`) secret is plain there."""

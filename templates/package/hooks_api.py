@@ -1,33 +1,5 @@
-"""Your code around the generated tools: `hooks.py` registers it here, the runtime runs it.
-
-`hooks.py` (created once by openapi2mcp, never overwritten) defines `hooks = Hooks()` and decorates:
-
-  @hooks.before_request(*tools)              f(call, request) -> None, or a new Request
-  @hooks.after_result(*tools, errors=False)  f(call, result) -> None, or a new Result
-  @hooks.tool(name=None, description=None, input_schema=None, output_schema=None, title=None,
-              annotations=None)              f(arguments) or f(arguments, call) -> dict, str,
-                                             Result or another JSON value
-  @hooks.http_client()                       f(options) -> None, or new options
-
-- No tool names: every tool (after_result: your own tools too); else only the tools named, which
-  must exist (checked at start). Hooks run in the order they are defined; sync or async functions.
-- before_request runs just before each HTTP request is sent (after the runtime added parameters,
-  static headers and credentials; again for a retry after a refreshed OAuth2 token). `request.url`
-  is the full URL without its query, `request.params` the query (decoded pairs: untouched ones are
-  sent byte for byte, new or changed ones percent-encoded), `request.headers` case-insensitive.
-- after_result sees successful results, and error results too with `errors=True`, before secrets
-  are scrubbed. `result.data` is the structured content; changing it (assigned or in place) also
-  changes the JSON text block that mirrors it. A tool with an output schema must still meet it.
-- Tools: listed after the generated ones; a name already taken stops the server at start;
-  arguments are validated against `input_schema` (default: no arguments). A dict return value is
-  the structured content (plus the same JSON as text), a str is text, another JSON value becomes
-  `{"result": value}`. Sync tools run in a worker thread; async ones may `await call.call_tool()`.
-- http_client runs once, before the server's one httpx2.AsyncClient is created on first use:
-  `options` is the dict of keyword arguments the runtime passes to it (verify, trust_env, limits,
-  headers, cookies, follow_redirects, timeout); add or change any (transport, auth, event_hooks
-  with async functions, ...). Headers the runtime sets on each request win over client headers.
-- `raise HookError("...")` fails the call with exactly that message; any other exception in your
-  code fails the call with an isError result naming the function (traceback in the server's log).
+"""What `hooks.py` uses: the `Hooks` registry its decorators fill, and the `Call`, `Request` and
+`Result` that hooks receive. The rules are in the package README's "Hooks" section.
 """
 
 from __future__ import annotations
@@ -44,11 +16,9 @@ import mcp.types as types
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from responses import to_json  # type: ignore[import-not-found,unused-ignore]
     from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import serialize as ser
-    from .responses import to_json
     from .settings import TOKEN, ConfigError
 
 __all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
@@ -67,9 +37,7 @@ class Headers(MutableMapping[str, str]):
 
     def __init__(self, items: Mapping[str, str] | Collection[tuple[str, str]] = ()) -> None:
         self._items: dict[str, tuple[str, str]] = {}
-        pairs = items.items() if isinstance(items, Mapping) else items
-        for name, value in pairs:
-            self[name] = value
+        self.update(items)
 
     def __getitem__(self, name: str) -> str:
         return self._items[name.lower()][1]
@@ -137,7 +105,7 @@ class Request:
 
     @json.setter
     def json(self, value: Any) -> None:
-        self.body = to_json(value).encode()
+        self.body = ser.to_json(value).encode()
         kind = self.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json" and not kind.endswith("+json"):
             self.headers["Content-Type"] = "application/json"
@@ -206,7 +174,7 @@ class Result:
                 f"structured content is a JSON object: wrap it, {{'result': {value!r}}}"
             )
         self.structured = value
-        self._mirror = types.TextContent(text=to_json(value)) if value is not None else None
+        self._mirror = types.TextContent(text=ser.to_json(value)) if value is not None else None
         self.content = [self._mirror] if self._mirror else self.content
 
     @classmethod
@@ -215,7 +183,7 @@ class Result:
         mirror = None
         if structured is not None and len(content) == 1:
             block = content[0]
-            if isinstance(block, types.TextContent) and block.text == to_json(structured):
+            if isinstance(block, types.TextContent) and block.text == ser.to_json(structured):
                 mirror = block
         return cls(content, structured, bool(result.is_error), mirror)
 
@@ -223,7 +191,7 @@ class Result:
         """The MCP result; a mirror text block left in place follows the (changed) data."""
         content = list(self.content)
         if self.structured is not None:
-            text = to_json(self.structured)  # (also fails early on what is not JSON)
+            text = ser.to_json(self.structured)  # (also fails early on what is not JSON)
             mirrored = len(content) == 1 and content[0] is self._mirror
             if mirrored and self._mirror is not None and text != self._mirror.text:
                 content = [types.TextContent(text=text)]
@@ -341,12 +309,9 @@ class Hooks:
             wire["description"] = description or inspect.getdoc(function) or ""
             wire.update(inputSchema=schema, outputSchema=output_schema, annotations=annotations)
             wire = {key: value for key, value in wire.items() if value is not None}
-            positional = [
-                p
-                for p in inspect.signature(function).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-            self.tools[tool_name] = UserTool(function, wire, len(positional) >= 2)
+            params = inspect.signature(function).parameters.values()
+            positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+            self.tools[tool_name] = UserTool(function, wire, positional >= 2)
             return function
 
         return register

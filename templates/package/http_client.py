@@ -1,15 +1,6 @@
-"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): one `httpx2.AsyncClient` per server.
-
-- `client_options`: the keyword arguments of that client: a keep-alive pool with limits, no
-  redirects followed (a 3xx is the answer), no cookies kept, no timeout of its own (PREFIX_TIMEOUT
-  bounds each whole exchange: sending.py), and `trust_env=True`: proxies (HTTP(S)_PROXY,
-  ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR from the environment, as httpx2 reads them
-  (it reads no ~/.netrc). hooks.py may change them.
-- `tls_context`: PREFIX_CA_BUNDLE, PREFIX_CLIENT_CERT and PREFIX_CLIENT_KEY as an ssl.SSLContext.
-- `exchange`: the body streamed, decoded by httpx2 in pieces of at most 1 MiB (gzip, deflate, and
-  br or zstd where installed: a gzip bomb cannot balloon), the first `cap` bytes kept and up to
-  `drain_limit` more counted, then the connection dropped; httpx2's errors as InvalidRequest,
-  ConnectFailed and Broken, with short messages.
+"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): one `httpx2.AsyncClient` per server,
+its options (`client_options`, `tls_context`), and one capped `exchange` with httpx2's errors as
+InvalidRequest, ConnectFailed and Broken (short messages, no secrets).
 """
 
 from __future__ import annotations
@@ -63,7 +54,9 @@ class Answer:
 
 
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
-    """The keyword arguments of the shared httpx2.AsyncClient (see the module docstring)."""
+    """The keyword arguments of the shared client: a keep-alive pool, no redirects followed, no
+    cookies kept, no timeout of its own (PREFIX_TIMEOUT bounds each whole exchange: sending.py),
+    proxies and SSL_CERT_FILE/SSL_CERT_DIR from the environment (no ~/.netrc: httpx2 reads none)."""
     # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
     no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
     return {
@@ -121,7 +114,9 @@ async def exchange(
     cap: int,
     drain_limit: int,
 ) -> Answer:
-    """One exchange (no timeout here; a timeout set through hooks.py raises TimeoutError)."""
+    """One exchange: the body decoded by httpx2 in pieces of at most 1 MiB (a gzip bomb cannot
+    balloon), the first `cap` bytes kept and up to `drain_limit` more counted, then the connection
+    dropped. No timeout here; one set through hooks.py raises TimeoutError."""
     if problem := _framing_problem(headers, body):
         raise InvalidRequest(problem)
     given = any(name.lower() == b"authorization" for name, _ in headers)
@@ -200,6 +195,3 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
     ):
         message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
     return ConnectFailed(message, tls=tls)
-
-
-__all__ = ["Answer", "Broken", "ConnectFailed", "HttpError", "InvalidRequest"]

@@ -1,21 +1,8 @@
 """How one HTTP answer becomes one MCP tool result (pure: no I/O).
 
-- JSON (`application/json`, `+json`) → `structuredContent` (an object as is; any other value, or
-  every value when the output schema wraps, as `{"result": value}`) plus the same JSON as one
-  compact text block. Invalid JSON from a server that claims JSON → an error result.
-- `text/*`, XML, CSV, YAML and other textual types → text; `image/*` (not SVG) → image content;
-  `audio/*` → audio content; any other type → an embedded resource with a base64 blob, its URI
-  `<server>://<tool>/<filename from Content-Disposition, else "response">`.
-- An empty body (204, HEAD) → a short text with the status (and `Location`, if any).
-- Status >= 400 → `isError`, the status, reason, `Retry-After`, and the body cut to
-  ERROR_BODY_CHARS characters; never `structuredContent`.
-- A body over the size cap is cut; the result says so and how many bytes were left out.
-- Output schemas: MCP clients reject a success result whose `structuredContent` is missing or does
-  not conform to the tool's output schema (they do not check error results). So when the tool has
-  an output schema and the data cannot meet it (the API broke its own schema, a text or empty body
-  the schema does not allow, a cut response), the result is `isError: true`, opens with a note that
-  the call DID succeed and must not be repeated for that reason, and carries the data as content.
-  Without an output schema, only JSON answers carry `structuredContent`.
+A tool with an output schema whose answer cannot meet it (the API broke its own schema, a text or
+empty body the schema does not allow, a cut response) gets an isError result that says the call
+DID succeed, with the data as content: MCP clients reject a non-conforming success result.
 """
 
 from __future__ import annotations
@@ -25,10 +12,15 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import mcp.types as types
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    from serialize import to_json  # type: ignore[import-not-found,unused-ignore]
+else:
+    from .serialize import to_json
 
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
 _MAX_PROBLEMS = 8
@@ -84,10 +76,6 @@ def error_result(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def tool_result(
     answer: Upstream,
     *,
@@ -109,9 +97,7 @@ def tool_result(
         return _success(answer, [text], {}, "the response body is empty", output_check)
     if kind == "json" and not answer.omitted:
         try:
-            value = _JSON.decode(
-                answer.body.decode(json.detect_encoding(answer.body), "surrogatepass")
-            )
+            value = json.loads(answer.body, parse_constant=_no_constant)
         except ValueError as error:
             return error_result(
                 f"The API answered {status} with Content-Type {answer.mime}, but the body is not valid"
@@ -201,10 +187,6 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-# one decoder for every answer: json.loads(parse_constant=...) would build one a call
-_JSON = json.JSONDecoder(parse_constant=_no_constant)
-
-
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
@@ -218,42 +200,6 @@ def json_path(parts: Sequence[Any]) -> str:
         else:
             out += f".{part}" if re.fullmatch(r"\w+", part) else f"[{part!r}]"
     return out
-
-
-_ANNOTATIONS = frozenset(
-    (
-        "title",
-        "description",
-        "examples",
-        "default",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$comment",
-        "$schema",
-    )
-)
-
-
-def _annotation(key: str) -> bool:
-    return key in _ANNOTATIONS or key.startswith("x-")
-
-
-def any_object(schema: Any) -> bool:
-    """Whether `schema` accepts exactly the JSON objects: `type: object`, properties that accept
-    anything, annotations (a compact output schema often is no more): no validator needed."""
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        return False
-    for key, value in schema.items():
-        if key == "properties" and isinstance(value, dict):
-            vacuous = (
-                isinstance(sub, dict) and all(map(_annotation, sub)) for sub in value.values()
-            )
-            if all(vacuous):
-                continue
-        if key != "type" and not _annotation(key):
-            return False
-    return True
 
 
 def first_problem(errors: Sequence[Any]) -> str | None:

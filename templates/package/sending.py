@@ -1,9 +1,6 @@
 """Sending a prepared request to the API: credentials, the before_request hooks, the shared
-httpx2.AsyncClient (`http_client.py`; made on first use, after hooks.py's http_client hooks) within
-PREFIX_TIMEOUT, and failures as ToolErrors the model can act on.
-
-Every request carries `User-Agent: <server>-mcp/<version>` and `Accept: application/json, */*;q=0.8`
-(PREFIX_HEADERS may override both); a token request to an OAuth2 endpoint gets no PREFIX_HEADERS.
+httpx2.AsyncClient (`http_client.py`, made on first use) within PREFIX_TIMEOUT, and failures as
+ToolErrors the model can act on.
 """
 
 from __future__ import annotations

@@ -1,24 +1,8 @@
 """How one tool call's arguments become one HTTP request: OpenAPI parameter styles and bodies.
 
-Pure functions over a route of `tool_data.json` (see docs/tool-data.md); standard library only.
-Encoding rules, fixed here so that every generated server sends the same bytes:
-
-- Everything outside RFC 3986 *unreserved* (`A-Z a-z 0-9 - . _ ~`) is percent-encoded as UTF-8,
-  so a path value is always ONE segment (`a/b` → `a%2Fb`) and a segment made only of dots is
-  encoded too (`..` → `%2E%2E`): no traversal, no new query, fragment or host.
-- Style delimiters stay literal, as in the OpenAPI style tables: `,` (form, simple), `|`
-  (pipeDelimited), `%20` (spaceDelimited), `[` `]` (deepObject), `.` (label), `;` `=` (matrix).
-- `allowReserved` keeps RFC 3986 reserved characters literal in query values, except `#` and `&`,
-  which would cut or split the query string and are always encoded.
-- Booleans are written `true`/`false`; numbers as in JSON; nested values inside arrays or objects
-  and parameters described by `content` are compact JSON text. A `null` parameter or form or
-  multipart field counts as not given; a JSON body keeps the fields given, `null` included.
-- Multipart: a binary field (base64 argument) is a file part named after the field, with the
-  encoding's content type (default application/octet-stream); an array gives one part per item;
-  objects are JSON parts; other values are plain text parts. Wildcard media types (`*/*`) are sent
-  as application/json, application/octet-stream or text/plain.
-- Header values may not contain control characters (CR/LF can never inject a header);
-  cookie parameters end up in one `Cookie` header (`a=1; b=2`).
+Pure functions over a route of `tool_data.json` (docs/tool-data.md); standard library only. The
+rules (the README's "Requests" table) are fixed here so that every generated server sends the same
+bytes: everything outside RFC 3986 unreserved is percent-encoded, style delimiters stay literal.
 """
 
 from __future__ import annotations
@@ -81,34 +65,28 @@ class Route:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Route:
-        params = tuple(_param(p, p["in"]) for p in data.get("params") or ())
         raw, body = data.get("body"), None
         if raw:
-            fields = [
+            fields = (
                 _param(f, "file" if f.get("binary") else "body") for f in raw.get("fields") or ()
-            ]
+            )
             media, kind, required = raw["mediaType"], raw["kind"], bool(raw.get("required"))
             body = Body(
                 media, kind, required, tuple(fields), raw.get("arg"), bool(raw.get("binary"))
             )
-        security = tuple(
-            tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
-            for alternative in data.get("security") or ()
-        )
-        method, wrapped = str(data["method"]).upper(), bool(data.get("wrapped"))
-        has_output = bool(data.get("hasOutputSchema"))
-        fixed = tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ())
-        own = data.get("baseUrl")
         return cls(
-            method,
+            str(data["method"]).upper(),
             data["path"],
-            params,
+            tuple(_param(p, p["in"]) for p in data.get("params") or ()),
             body,
-            security,
-            wrapped,
-            has_output,
-            fixed,
-            own and str(own),
+            tuple(
+                tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
+                for alternative in data.get("security") or ()
+            ),
+            bool(data.get("wrapped")),
+            bool(data.get("hasOutputSchema")),
+            tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ()),
+            data.get("baseUrl") and str(data["baseUrl"]),
         )
 
 
@@ -144,10 +122,11 @@ def scalar(value: Any) -> str:
     """A primitive as text: `true`/`false`, JSON numbers, strings as is, anything else as JSON."""
     if isinstance(value, str):
         return value
-    return "" if value is None else _json(value)
+    return "" if value is None else to_json(value)
 
 
-def _json(value: Any) -> str:
+def to_json(value: Any) -> str:
+    """Compact JSON text, UTF-8 characters kept."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -177,7 +156,7 @@ def path_value(p: Param, value: Any) -> str:
     style, explode, name = p.style or "simple", bool(p.explode), pct(p.name)
     split = None if p.content_type else _split(value, pct)
     if split is None:
-        text = pct(_json(value) if p.content_type else scalar(value))
+        text = pct(to_json(value) if p.content_type else scalar(value))
         if style == "matrix":
             return f";{name}={text}" if text else f";{name}"
         return "." + text if style == "label" else text
@@ -201,7 +180,7 @@ def query_pairs(p: Param, value: Any) -> list[str]:
     keep = _RESERVED_KEPT if p.allow_reserved else ""
     name = pct(p.name, "[]")
     if p.content_type:
-        return [f"{name}={pct(_json(value), keep)}"]
+        return [f"{name}={pct(to_json(value), keep)}"]
     if style == "deepObject" and isinstance(value, dict):
         return _deep(p.name, value, keep)
     split = _split(value, lambda text: pct(text, keep))
@@ -234,7 +213,7 @@ def header_value(p: Param, value: Any) -> str:
     """simple style: `a,b` for arrays, `k,v` or `k=v` (explode) for objects; no control chars."""
     split = None if p.content_type else _split(value, str)
     if split is None:
-        text = _json(value) if p.content_type else scalar(value)
+        text = to_json(value) if p.content_type else scalar(value)
     else:
         text = ",".join(split[1] if p.explode and split[1] is not None else split[0])
     return checked_header(p.arg, text)
@@ -311,7 +290,7 @@ def _add_body(request: PreparedRequest, body: Body, arguments: Mapping[str, Any]
             if body.arg is not None
             else {f.name: value[f.arg] for f in body.fields if f.arg in value}
         )
-        request.body = _json(payload).encode()
+        request.body = to_json(payload).encode()
         request.content_type = "application/json" if "*" in media else media
     elif body.kind == "form":
         request.body = "&".join(_form_pairs(body, value)).encode("ascii")
@@ -360,7 +339,7 @@ def _multipart(body: Body, value: Any, boundary: str) -> bytes:
                 disposition += f'; filename="{_quoted(f.name)}"'
                 content_type: str | None = f.content_type or "application/octet-stream"
             elif isinstance(part, dict | list) or "json" in (f.content_type or ""):
-                data = _json(part).encode()
+                data = to_json(part).encode()
                 content_type = f.content_type or "application/json"
             else:
                 data, content_type = scalar(part).encode(), f.content_type

@@ -1,4 +1,4 @@
-"""Settings of a generated MCP server, read from its environment (see runtime.py for the list)."""
+"""Settings of a generated MCP server, read from its environment (the package README lists them)."""
 
 from __future__ import annotations
 
@@ -51,18 +51,15 @@ class Settings:
         prefix: str,
         default_base_url: str | None = None,
         base_url: str | None = None,
-        argv_base_url: str | None = None,
         user_agent: str | None = None,
     ) -> Settings:
-        """From `env` (default: os.environ); `base_url`/`argv_base_url` (--base-url) win."""
+        """From `env` (default: os.environ); `base_url` (--base-url) wins."""
         env = dict(os.environ if env is None else env)
 
         def get(suffix: str) -> str | None:
             return env.get(f"{prefix}_{suffix}", "").strip() or None
 
-        url = _check_base_url(
-            base_url or argv_base_url or get("BASE_URL") or default_base_url, prefix
-        )
+        url = _check_base_url(base_url or get("BASE_URL") or default_base_url, prefix)
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
         return cls(
             base_url=url,
