@@ -69,8 +69,7 @@ class Credentials:
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
         for secret in self._longest_first:
-            if secret in text:
-                text = text.replace(secret, "[REDACTED]")
+            text = text.replace(secret, "[REDACTED]")
         return text
 
     def scrub_json(self, value: Any) -> Any:

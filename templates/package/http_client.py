@@ -1,13 +1,19 @@
-"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): one `httpx2.AsyncClient` per server,
-its options (`client_options`, `tls_context`), and one capped `exchange` with httpx2's errors as
-InvalidRequest, ConnectFailed and Broken (short messages, no secrets).
+"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): `Sender` sends a prepared request to
+the API (credentials, the before_request hooks, PREFIX_TIMEOUT, failures as ToolErrors the model
+can act on) through one `httpx2.AsyncClient` per server, made on first use from `client_options`
+and `tls_context`; `exchange` is one capped exchange, httpx2's errors as short messages.
 """
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import logging
 import os
+import re
 import socket
 import ssl
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
@@ -16,11 +22,37 @@ from urllib.request import getproxies_environment, proxy_bypass_environment  # t
 import httpx2
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import auth  # type: ignore[import-not-found,unused-ignore]
+    import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
+    import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
+    import responses as res  # type: ignore[import-not-found,unused-ignore]
+    import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
 else:
+    from . import auth
+    from . import hooks_api as hk
+    from . import hooks_runner as run
+    from . import responses as res
+    from . import serialize as ser
     from .settings import ConfigError, Settings
 
+logger = logging.getLogger(__name__)
+
 RawHeaders = list[tuple[bytes, bytes]]
+_DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
+_ACCEPT = "application/json, */*;q=0.8"
+# httpx2's loggers: their lines (URLs, response headers at DEBUG) are scrubbed of secrets too
+_LOGGERS = (
+    "httpx2",
+    *(f"httpcore2.{name}" for name in ("connection", "http11", "http2", "proxy", "socks")),
+)
+_UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
+_CONNECT_ERRORS = (
+    httpx2.ConnectError,
+    httpx2.ProxyError,
+    httpx2.UnsupportedProtocol,
+    httpx2.InvalidURL,
+)
 
 
 class HttpError(Exception):
@@ -55,7 +87,7 @@ class Answer:
 
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
     """The keyword arguments of the shared client: a keep-alive pool, no redirects followed, no
-    cookies kept, no timeout of its own (PREFIX_TIMEOUT bounds each whole exchange: sending.py),
+    cookies kept, no timeout of its own (PREFIX_TIMEOUT bounds each whole exchange: Sender),
     proxies and SSL_CERT_FILE/SSL_CERT_DIR from the environment (no ~/.netrc: httpx2 reads none)."""
     # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
     no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
@@ -134,12 +166,7 @@ async def exchange(
         raise TimeoutError from None
     except httpx2.LocalProtocolError as error:
         raise InvalidRequest(str(error)) from None
-    except (
-        httpx2.ConnectError,
-        httpx2.ProxyError,
-        httpx2.UnsupportedProtocol,
-        httpx2.InvalidURL,
-    ) as error:
+    except _CONNECT_ERRORS as error:
         raise _connect_failed(error, url) from None
     except (httpx2.TransportError, httpx2.DecodingError) as error:
         raise Broken(_short(error)) from None
@@ -172,12 +199,9 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         seen.add(id(current))
         low = current if isinstance(current, OSError) else low
         current = current.__cause__ or current.__context__
-    try:
-        parsed = httpx2.URL(url)
-    except httpx2.InvalidURL:
-        parsed = None
-    if parsed is None or isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
+    if isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
         return ConnectFailed(f"invalid URL ({error})")
+    parsed = httpx2.URL(url)  # httpx2 parsed it to connect
     host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
     tls = isinstance(low, ssl.SSLError)
     if isinstance(low, ssl.SSLCertVerificationError):
@@ -195,3 +219,133 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
     ):
         message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
     return ConnectFailed(message, tls=tls)
+
+
+class ToolError(Exception):
+    """A failed call, reported to the model as an isError result with this (safe) message."""
+
+
+class Sender:
+    """The API side of a ToolRuntime; close it with `aclose()` at shutdown."""
+
+    def __init__(
+        self, settings: Settings, credentials: auth.Credentials, hooks: hk.Hooks, agent: str
+    ) -> None:
+        self.settings, self.credentials, self.hooks = settings, credentials, hooks
+        self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
+        # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
+        self._verify = tls_context(settings)
+        self._client: httpx2.AsyncClient | None = None
+        self._creating: asyncio.Lock | None = None
+
+    async def _http(self) -> httpx2.AsyncClient:
+        """The shared HTTP client, created on first use with the options the http_client hooks of
+        hooks.py leave."""
+        self._creating = self._creating or asyncio.Lock()
+        async with self._creating:
+            if self._client is None:
+                options = client_options(self._verify)
+                self._client = await run.make_client(
+                    self.hooks.client_hooks(), options, httpx2.AsyncClient
+                )
+                for name in _LOGGERS:
+                    logging.getLogger(name).addFilter(self._log_filter)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP client (call at shutdown)."""
+        client, self._client = self._client, None
+        if client is not None:
+            for name in _LOGGERS:
+                logging.getLogger(name).removeFilter(self._log_filter)
+            await client.aclose()
+
+    def _log_filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if (clean := self.credentials.scrub(message)) != message:
+            record.msg, record.args = clean, None
+        return True
+
+    def _headers(
+        self,
+        extra: Mapping[str, str],
+        content_type: str | None,
+        cookies: Sequence[str] = (),
+        to_api: bool = True,
+    ) -> RawHeaders:
+        """Defaults < PREFIX_HEADERS (API requests only) < parameters and credentials; one Cookie."""
+        merged = hk.Headers({"User-Agent": self._user_agent, "Accept": _ACCEPT})
+        merged.update(self.settings.headers if to_api else {})
+        merged.update(extra)
+        if content_type:
+            merged["Content-Type"] = content_type
+        if cookies:
+            merged["Cookie"] = "; ".join(filter(None, [merged.get("Cookie"), *cookies]))
+        return [(name.encode("ascii"), value.encode()) for name, value in merged.items()]
+
+    async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
+        """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
+        return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
+
+    async def send(
+        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str, call: hk.Call
+    ) -> res.Upstream:
+        """Send with credentials, then the before_request hooks; after a 401 on a fetched OAuth2
+        token, fetch anew and retry once."""
+        stale: dict[tuple[str, str], str] = {}
+        while True:
+            attempt = copy.deepcopy(request)  # credentials are added to a copy
+            used = await self.credentials.apply(attempt, chosen, stale, self._post)
+            headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
+            method, url, body = attempt.method, attempt.url(base_url), attempt.body
+            if self.hooks.hooks:  # its before_request hooks run, and call.request is set
+                named = {name.decode(): value.decode() for name, value in headers}
+                wanted = hk.Request.parse(method, url, named, body)
+                hooks = self.hooks.before_for(call.tool)
+                method, url, headers, body = await run.run_before(hooks, call, wanted)
+            answer = await self._exchange(method, url, headers, body)
+            call.status, call.response_headers = answer.status, answer.headers
+            logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
+            if answer.status != 401 or not used or stale:
+                return answer
+            stale = used
+
+    async def _exchange(
+        self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes | None
+    ) -> res.Upstream:
+        """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
+        shown, timeout = self.credentials.shown_url(url), self.settings.timeout
+        what = f"{method} {shown}"
+        client = self._client or await self._http()
+        try:
+            async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
+                cap = self.settings.max_response_bytes
+                answer = await exchange(
+                    client, method, url, headers, body, cap=cap, drain_limit=_DRAIN_LIMIT
+                )
+        except TimeoutError:
+            limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
+            raise ToolError(
+                f"The API did not answer {what} within "
+                f"{limit if deadline.expired() else 'the timeout set in hooks.py'}."
+                " It may be overloaded or unreachable: try again later."
+            ) from None
+        except InvalidRequest as error:
+            raise ToolError(
+                f"The request {what} cannot be sent ({self.credentials.scrub(str(error))})."
+                " Nothing was sent to the API."
+            ) from None
+        except ConnectFailed as error:
+            problem = "a TLS/certificate error" if error.tls else "the connection failed"
+            raise ToolError(
+                f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
+                f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
+            ) from None
+        except Broken as error:
+            raise ToolError(
+                f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
+                " The request may or may not have been processed."
+            ) from None
+        omitted = answer.total - len(answer.kept)
+        status, reason, kept, cut = answer.status, answer.reason, answer.kept, answer.cut_short
+        return res.Upstream(method, shown, status, reason, answer.headers, kept, omitted, cut)

@@ -22,16 +22,16 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
+    import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
-    import sending as snd  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import auth
     from . import hooks_api as hk
     from . import hooks_runner as run
+    from . import http_client as http
     from . import responses as res
-    from . import sending as snd
     from . import serialize as ser
     from .settings import ConfigError, Settings
 
@@ -68,7 +68,7 @@ class ToolRuntime:
         sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
         self.credentials.add_secrets(*sensitive)
         agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
-        self.sender = snd.Sender(settings, self.credentials, self.hooks, agent)
+        self.sender = http.Sender(settings, self.credentials, self.hooks, agent)
 
     @classmethod
     def load(
@@ -112,7 +112,7 @@ class ToolRuntime:
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
             result = await self._call(call, self._by_name[name])
-        except (snd.ToolError, auth.AuthError) as error:
+        except (http.ToolError, auth.AuthError) as error:
             result = res.error_result(str(error))
         except hk.HookError as error:
             result = self._hook_error(name, error)
@@ -176,7 +176,7 @@ class ToolRuntime:
         name, arguments = call.tool, call.arguments
         errors = list(self._validator("in", name, tool["inputSchema"]).iter_errors(arguments))
         if problems := res.argument_problems(name, errors):
-            raise snd.ToolError(problems)
+            raise http.ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
             return self._conformed(name, await run.run_tool(user_tool, call), made)
@@ -184,7 +184,7 @@ class ToolRuntime:
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
-            raise snd.ToolError(f"{error}. Nothing was sent to the API.") from None
+            raise http.ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
         answer = await self.sender.send(request, chosen, base_url, call)

@@ -13,7 +13,7 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
@@ -31,7 +31,6 @@ class Param:
     arg: str
     name: str
     location: str
-    required: bool = False
     style: str | None = None
     explode: bool | None = None
     allow_reserved: bool = False
@@ -91,9 +90,9 @@ class Route:
 
 
 def _param(raw: Mapping[str, Any], location: str) -> Param:
-    required, reserved = bool(raw.get("required")), bool(raw.get("allowReserved"))
     style, explode, content = raw.get("style"), raw.get("explode"), raw.get("contentType")
-    return Param(raw["arg"], raw["name"], location, required, style, explode, reserved, content)
+    reserved = bool(raw.get("allowReserved"))
+    return Param(raw["arg"], raw["name"], location, style, explode, reserved, content)
 
 
 @dataclass(slots=True)
@@ -164,11 +163,8 @@ def path_value(p: Param, value: Any) -> str:
     if style == "matrix":
         if not explode:
             return f";{name}=" + ",".join(flat)
-        return (
-            "".join(f";{kv}" for kv in pairs)
-            if pairs is not None
-            else "".join(f";{name}={v}" for v in flat)
-        )
+        kvs = pairs if pairs is not None else [f"{name}={v}" for v in flat]
+        return "".join(f";{kv}" for kv in kvs)
     tokens = pairs if explode and pairs is not None else flat
     return "." + ("." if explode else ",").join(tokens) if style == "label" else ",".join(tokens)
 
@@ -201,11 +197,8 @@ def _deep(prefix: str, value: Mapping[str, Any], keep: str) -> list[str]:
         if isinstance(item, dict):
             pairs += _deep(name, item, keep)
         else:
-            pairs += [
-                f"{pct(name, '[]')}={pct(scalar(x), keep)}"
-                for x in (item if isinstance(item, list) else [item])
-                if x is not None
-            ]
+            items = item if isinstance(item, list) else [item]
+            pairs += [f"{pct(name, '[]')}={pct(scalar(x), keep)}" for x in items if x is not None]
     return pairs
 
 
@@ -229,13 +222,6 @@ def checked_header(what: str, text: str) -> str:
     return text.strip(" \t")
 
 
-def cookie_pairs(p: Param, value: Any) -> list[str]:
-    """form style, values percent-encoded: `id=3,4,5`, or one pair per item when exploded."""
-    return query_pairs(
-        Param(p.arg, p.name, "cookie", False, "form", bool(p.explode), False, p.content_type), value
-    )
-
-
 def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
     """The request for schema-valid `arguments`; raises ArgumentError for unsendable values."""
     request = PreparedRequest(route.method, "")
@@ -255,8 +241,9 @@ def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest
             if value in ([], {}):
                 continue  # an empty list or object has no simple-style text: the header is left out
             request.headers[p.name] = header_value(p, value)
-        elif p.location == "cookie":
-            request.cookies += cookie_pairs(p, value)
+        elif p.location == "cookie":  # form style, never allowReserved: `id=3,4,5` or exploded
+            form = replace(p, style="form", explode=bool(p.explode), allow_reserved=False)
+            request.cookies += query_pairs(form, value)
 
     def fill(match: re.Match[str]) -> str:
         if match.group(1) not in path_values:
@@ -272,25 +259,19 @@ def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest
 
 
 def _add_body(request: PreparedRequest, body: Body, arguments: Mapping[str, Any]) -> None:
-    if body.arg is not None:
-        if arguments.get(body.arg) is None:
-            if not body.required:
-                return
-            raise ArgumentError(f"Argument '{body.arg}' (the request body) is required")
-        value = arguments[body.arg]
+    if body.arg is None:
+        value: Any = {f.arg: arguments[f.arg] for f in body.fields if f.arg in arguments}
     else:
-        given = {f.arg: arguments[f.arg] for f in body.fields if f.arg in arguments}
-        if not given and not body.required:
-            return
-        value = given
+        value = arguments.get(body.arg)
+    if not body.required and (value is None or (body.arg is None and not value)):
+        return
+    if value is None:
+        raise ArgumentError(f"Argument '{body.arg}' (the request body) is required")
     media = body.media_type
     if body.kind == "json":
-        payload = (
-            value
-            if body.arg is not None
-            else {f.name: value[f.arg] for f in body.fields if f.arg in value}
-        )
-        request.body = to_json(payload).encode()
+        if body.arg is None:  # the flattened fields under their wire names
+            value = {f.name: value[f.arg] for f in body.fields if f.arg in value}
+        request.body = to_json(value).encode()
         request.content_type = "application/json" if "*" in media else media
     elif body.kind == "form":
         request.body = "&".join(_form_pairs(body, value)).encode("ascii")
