@@ -25,6 +25,7 @@ else:
     from . import serialize as ser
 
 Chosen = Sequence[tuple[str, Mapping[str, Any], tuple[str, ...]]]  # (scheme key, scheme, scopes)
+Key = tuple[str, str]  # a client-credentials token's cache key: (scheme key, scopes)
 _SECRET_ROLES = ("key", "token", "password", "client_secret")
 _FORM = "application/x-www-form-urlencoded"
 
@@ -45,7 +46,7 @@ class Credentials:
         self.secrets: set[str] = set()
         self._longest_first: list[str] = []  # the secrets, a longer one replaced before its parts
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
-        self._tokens: dict[tuple[str, str], tuple[str, float]] = {}
+        self._tokens: dict[Key, tuple[str, float]] = {}
         self._lock: anyio.Lock | None = None
         for scheme in schemes.values():
             names = scheme.get("env") or {}
@@ -135,14 +136,10 @@ class Credentials:
         return urljoin(self.base_url + "/", url) if url else None
 
     async def apply(
-        self,
-        request: ser.PreparedRequest,
-        chosen: Chosen,
-        stale: Mapping[tuple[str, str], str],
-        post: Post,
-    ) -> dict[tuple[str, str], str]:
+        self, request: ser.PreparedRequest, chosen: Chosen, stale: Mapping[Key, str], post: Post
+    ) -> dict[Key, str]:
         """Add the chosen credentials; returns the client-credentials tokens used, by cache key."""
-        fetched: dict[tuple[str, str], str] = {}
+        fetched: dict[Key, str] = {}
         for name, scheme, scopes in chosen:
             env, kind, http = scheme.get("env") or {}, scheme.get("type"), str(scheme.get("scheme"))
             if kind == "apiKey":
@@ -155,9 +152,8 @@ class Credentials:
                     request.cookies.append(f"{ser.pct(wire)}={ser.pct(key)}")
             elif kind == "http" and http.lower() == "basic":
                 pair = f"{self.get(env.get('username'))}:{self.get(env.get('password')) or ''}"
-                request.headers["Authorization"] = (
-                    f"Basic {base64.b64encode(pair.encode()).decode()}"
-                )
+                basic = base64.b64encode(pair.encode()).decode()
+                request.headers["Authorization"] = f"Basic {basic}"
             elif kind in ("http", "oauth2", "openIdConnect"):
                 token = self.get(env.get("token"))
                 if token is None:  # oauth2 client credentials (`missing` checked the variables)
@@ -165,15 +161,14 @@ class Credentials:
                     key_ = (name, " ".join(wanted.replace(",", " ").split()))
                     token = await self._client_token(scheme, key_, stale.get(key_), post)
                     fetched[key_] = token
-                label = (
-                    http.capitalize() if kind == "http" and http.lower() != "bearer" else "Bearer"
-                )
+                bearer = kind != "http" or http.lower() == "bearer"
+                label = "Bearer" if bearer else http.capitalize()
                 value = ser.checked_header(str(env.get("token")), f"{label} {token}")
                 request.headers["Authorization"] = value
         return fetched
 
     async def _client_token(
-        self, scheme: Mapping[str, Any], key: tuple[str, str], stale: str | None, post: Post
+        self, scheme: Mapping[str, Any], key: Key, stale: str | None, post: Post
     ) -> str:
         """OAuth2 client credentials: cached until shortly before expiry; `stale` got a 401."""
         self._lock = self._lock or anyio.Lock()

@@ -329,11 +329,8 @@ class Hooks:
         return [h for h in self.hooks if h.kind == "http_client"]
 
     def _of(self, kind: str, tool: str, is_error: bool) -> list[Hook]:
-        return [
-            h
-            for h in self.hooks
-            if h.kind == kind and (not h.tools or tool in h.tools) and (h.errors or not is_error)
-        ]
+        wanted = (h for h in self.hooks if h.kind == kind and (h.errors or not is_error))
+        return [h for h in wanted if not h.tools or tool in h.tools]
 
     def check(self, known: Collection[str]) -> None:
         """Every tool a hook names exists (a typo would silently never run)."""

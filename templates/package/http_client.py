@@ -144,7 +144,7 @@ async def exchange(
     body: bytes | None,
     *,
     cap: int,
-    drain_limit: int,
+    drain_limit: int = _DRAIN_LIMIT,
 ) -> Answer:
     """One exchange: the body decoded by httpx2 in pieces of at most 1 MiB (a gzip bomb cannot
     balloon), the first `cap` bytes kept and up to `drain_limit` more counted, then the connection
@@ -232,7 +232,7 @@ class Sender:
         self, settings: Settings, credentials: auth.Credentials, hooks: hk.Hooks, agent: str
     ) -> None:
         self.settings, self.credentials, self.hooks = settings, credentials, hooks
-        self._user_agent = settings.user_agent or _UNSAFE_AGENT.sub("_", agent)
+        self._user_agent = _UNSAFE_AGENT.sub("_", agent)
         # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
         self._verify = tls_context(settings)
         self._client: httpx2.AsyncClient | None = None
@@ -311,7 +311,7 @@ class Sender:
             stale = used
 
     async def _exchange(
-        self, method: str, url: str, headers: list[tuple[bytes, bytes]], body: bytes | None
+        self, method: str, url: str, headers: RawHeaders, body: bytes | None
     ) -> res.Upstream:
         """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
         shown, timeout = self.credentials.shown_url(url), self.settings.timeout
@@ -320,9 +320,7 @@ class Sender:
         try:
             async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
                 cap = self.settings.max_response_bytes
-                answer = await exchange(
-                    client, method, url, headers, body, cap=cap, drain_limit=_DRAIN_LIMIT
-                )
+                answer = await exchange(client, method, url, headers, body, cap=cap)
         except TimeoutError:
             limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
             raise ToolError(

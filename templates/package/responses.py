@@ -22,6 +22,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
 else:
     from .serialize import to_json
 
+Check = Callable[[Any], str | None]  # why a value does not meet the output schema, or None
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
 _MAX_PROBLEMS = 8
 _TEXTUAL = ("json", "xml", "yaml", "csv", "javascript", "x-www-form-urlencoded", "graphql")
@@ -77,15 +78,9 @@ def error_result(text: str) -> types.CallToolResult:
 
 
 def tool_result(
-    answer: Upstream,
-    *,
-    server: str,
-    tool: str,
-    wrapped: bool,
-    output_check: Callable[[Any], str | None] | None,
-    cut_hint: str,
+    answer: Upstream, server: str, tool: str, wrapped: bool, check: Check | None, cut_hint: str
 ) -> types.CallToolResult:
-    """The result for `answer`. `output_check` (None: no output schema) returns why a value does not
+    """The result for `answer`. `check` (None: no output schema) returns why a value does not
     conform, or None; `cut_hint` names the setting that caps response sizes."""
     if answer.status >= 400:
         return error_result(status_text(answer))
@@ -94,7 +89,7 @@ def tool_result(
     if not answer.body and not answer.omitted:
         location = answer.headers.get("location")
         text = f"{status} (empty response body)" + (f"; Location: {location}" if location else "")
-        return _success(answer, [text], {}, "the response body is empty", output_check)
+        return _success(answer, text, {}, "the response body is empty", check)
     if kind == "json" and not answer.omitted:
         try:
             value = json.loads(answer.body, parse_constant=_no_constant)
@@ -105,17 +100,17 @@ def tool_result(
                 + answer.text()[:500]
             )
         structured = {"result": value} if wrapped or not isinstance(value, dict) else value
-        return _success(answer, [to_json(structured)], structured, "", output_check)
+        return _success(answer, to_json(structured), structured, "", check)
     cut = (
         f"\n[Response cut: {answer.omitted:,}{' or more' if answer.omitted_at_least else ''} bytes"
         f" were left out ({cut_hint}). Narrow the request (filters, paging) to get the rest.]"
     )
     if answer.omitted:
         text = answer.text() if kind in ("json", "text") else f"{status}: a {answer.mime} body."
-        return _success(answer, [text + cut], None, "the response was cut", output_check)
+        return _success(answer, text + cut, None, "the response was cut", check)
     if kind == "text":
         text = answer.text()
-        return _success(answer, [text], {"result": text}, f"it is {answer.mime}", output_check)
+        return _success(answer, text, {"result": text}, f"it is {answer.mime}", check)
     data = base64.b64encode(answer.body).decode()
     block: types.ContentBlock
     if kind == "image":
@@ -131,34 +126,30 @@ def tool_result(
         block = types.EmbeddedResource(
             resource=types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
         )
-    return _success(answer, [block], None, f"it is {answer.mime or 'binary data'}", output_check)
+    return _success(answer, block, None, f"it is {answer.mime or 'binary data'}", check)
 
 
 def _success(
     answer: Upstream,
-    content: Sequence[str | types.ContentBlock],
-    structured: Any,
+    content: str | types.ContentBlock,
+    data: Any,
     not_json: str,
-    output_check: Callable[[Any], str | None] | None,
+    check: Check | None,
 ) -> types.CallToolResult:
     """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema)."""
-    blocks: list[types.ContentBlock] = [
-        types.TextContent(text=c) if isinstance(c, str) else c for c in content
-    ]
-    if output_check is None:
-        return types.CallToolResult(
-            content=blocks, structured_content=None if not_json else structured
-        )
-    problem = output_check(structured) if structured is not None else not_json
+    block = types.TextContent(text=content) if isinstance(content, str) else content
+    if check is None:
+        return types.CallToolResult(content=[block], structured_content=None if not_json else data)
+    problem = check(data) if data is not None else not_json
     if problem is None:
-        return types.CallToolResult(content=blocks, structured_content=structured)
+        return types.CallToolResult(content=[block], structured_content=data)
     why = not_json or f"its data does not match the tool's output schema ({problem})"
     note = (
         f"Note: the API call succeeded (HTTP {answer.status} {answer.reason}), but {why}; the result"
         " is given as plain content below and flagged as an error only because this tool declares an"
         " output schema. Do not repeat the call because of this note."
     )
-    return types.CallToolResult(content=[types.TextContent(text=note), *blocks], is_error=True)
+    return types.CallToolResult(content=[types.TextContent(text=note), block], is_error=True)
 
 
 def status_text(answer: Upstream) -> str:

@@ -61,7 +61,6 @@ class ToolRuntime:
             self._by_name[wire["name"]] = wire
         self.hooks.check(self._by_name)
         self._routes: Mapping[str, Any] = data["routes"]
-        self._validators: dict[tuple[str, str], Any] = {}
         self._list: dict[str, Any] | None = None
         schemes = data.get("securitySchemes") or {}
         self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
@@ -74,7 +73,7 @@ class ToolRuntime:
     def load(
         cls, path: str | os.PathLike[str], settings: Settings, hooks: hk.Hooks | None = None
     ) -> ToolRuntime:
-        """Read `tool_data.json` once; validators are compiled on first use."""
+        """Read `tool_data.json` once (jsonschema is imported on the first call)."""
         try:
             with open(path, "rb") as file:
                 return cls(json.load(file), settings, hooks)
@@ -174,8 +173,7 @@ class ToolRuntime:
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:
         name, arguments = call.tool, call.arguments
-        errors = list(self._validator("in", name, tool["inputSchema"]).iter_errors(arguments))
-        if problems := res.argument_problems(name, errors):
+        if problems := res.argument_problems(name, _errors(tool["inputSchema"], arguments, "in")):
             raise http.ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
@@ -193,30 +191,23 @@ class ToolRuntime:
             answer = replace(answer, body=clean.encode("latin-1"))
         check = partial(self._output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
-        return res.tool_result(
-            answer,
-            server=self.name,
-            tool=name,
-            wrapped=route.wrapped,
-            output_check=check,
-            cut_hint=hint,
-        )
+        return res.tool_result(answer, self.name, name, route.wrapped, check, hint)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
-        schema = self._by_name[name].get("outputSchema") or {}
-        return res.first_problem(list(self._validator("out", name, schema).iter_errors(value)))
-
-    def _validator(self, kind: str, name: str, schema: Mapping[str, Any]) -> Any:
-        """Compiled once per tool: inputs also check `format`; outputs are checked as clients do."""
-        if (kind, name) not in self._validators:
-            from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-            from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
-
-            cls = validator_for(schema, default=Draft202012Validator)
-            checker = cls.FORMAT_CHECKER if kind == "in" else None
-            self._validators[kind, name] = cls(schema, format_checker=checker)
-        return self._validators[kind, name]
+        return res.first_problem(
+            _errors(self._by_name[name].get("outputSchema") or {}, value, "out")
+        )
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
         await self.sender.aclose()
+
+
+def _errors(schema: Mapping[str, Any], value: Any, kind: str) -> list[Any]:
+    """jsonschema's errors: inputs also check `format`; outputs are checked as clients do."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
+
+    cls = validator_for(schema, default=Draft202012Validator)
+    checker = cls.FORMAT_CHECKER if kind == "in" else None
+    return list(cls(schema, format_checker=checker).iter_errors(value))

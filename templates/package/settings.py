@@ -32,7 +32,6 @@ class Settings:
     timeout: float = DEFAULT_TIMEOUT
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    user_agent: str | None = None
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
     ca_bundle: str | None = None  # PEM file of the CA certificates to trust instead
@@ -51,7 +50,6 @@ class Settings:
         prefix: str,
         default_base_url: str | None = None,
         base_url: str | None = None,
-        user_agent: str | None = None,
     ) -> Settings:
         """From `env` (default: os.environ); `base_url` (--base-url) wins."""
         env = dict(os.environ if env is None else env)
@@ -67,7 +65,6 @@ class Settings:
             timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or DEFAULT_TIMEOUT,
             max_response_bytes=int(cap or DEFAULT_MAX_RESPONSE_BYTES),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
-            user_agent=user_agent,
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
             ca_bundle=get("CA_BUNDLE"),
