@@ -22,19 +22,17 @@ from urllib.request import getproxies_environment, proxy_bypass_environment  # t
 import httpx2
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
-    import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
+    from settings import Chosen, ConfigError, Credentials, Settings  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import auth
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import responses as res
     from . import serialize as ser
-    from .settings import ConfigError, Settings
+    from .settings import Chosen, ConfigError, Credentials, Settings
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +227,7 @@ class Sender:
     """The API side of a ToolRuntime; close it with `aclose()` at shutdown."""
 
     def __init__(
-        self, settings: Settings, credentials: auth.Credentials, hooks: hk.Hooks, agent: str
+        self, settings: Settings, credentials: Credentials, hooks: hk.Hooks, agent: str
     ) -> None:
         self.settings, self.credentials, self.hooks = settings, credentials, hooks
         self._user_agent = _UNSAFE_AGENT.sub("_", agent)
@@ -288,7 +286,7 @@ class Sender:
         return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
 
     async def send(
-        self, request: ser.PreparedRequest, chosen: auth.Chosen, base_url: str, call: hk.Call
+        self, request: ser.PreparedRequest, chosen: Chosen, base_url: str, call: hk.Call
     ) -> res.Upstream:
         """Send with credentials, then the before_request hooks; after a 401 on a fetched OAuth2
         token, fetch anew and retry once."""

@@ -1,6 +1,6 @@
 """Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
 
-The environment it reads (settings.py; credentials: auth.py) is listed in the package's README.
+The environment it reads (settings.py) is listed in the package's README.
 """
 
 from __future__ import annotations
@@ -19,21 +19,19 @@ import mcp.types as types
 from mcp import MCPError
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
-    import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
+    from settings import AuthError, ConfigError, Credentials, Settings  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import auth
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
     from . import responses as res
     from . import serialize as ser
-    from .settings import ConfigError, Settings
+    from .settings import AuthError, ConfigError, Credentials, Settings
 
 __all__ = ["ConfigError", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
@@ -63,7 +61,7 @@ class ToolRuntime:
         self._routes: Mapping[str, Any] = data["routes"]
         self._list: dict[str, Any] | None = None
         schemes = data.get("securitySchemes") or {}
-        self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
+        self.credentials = Credentials(schemes, settings.env, settings.base_url)
         sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
         self.credentials.add_secrets(*sensitive)
         agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
@@ -111,7 +109,7 @@ class ToolRuntime:
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
             result = await self._call(call, self._by_name[name])
-        except (http.ToolError, auth.AuthError) as error:
+        except (http.ToolError, AuthError) as error:
             result = res.error_result(str(error))
         except hk.HookError as error:
             result = self._hook_error(name, error)
