@@ -1,6 +1,5 @@
 """What `hooks.py` uses: the `Hooks` registry its decorators fill, and the `Call`, `Request` and
-`Result` that hooks receive. The rules are in the package README's "Hooks" section.
-"""
+`Result` that hooks receive. The rules are in the package README's "Hooks" section."""
 
 from __future__ import annotations
 

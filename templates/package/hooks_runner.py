@@ -1,6 +1,5 @@
 """How the runtime runs the code of `hooks.py`: an exception in a hook or tool becomes a HookFailed,
-which the runtime answers with an isError result naming the function (and logs with its traceback).
-"""
+which the runtime answers with an isError result naming the function (its traceback: the log)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): `Sender` sends a prepared request to
-the API (credentials, the before_request hooks, PREFIX_TIMEOUT, failures as ToolErrors the model
-can act on) through one `httpx2.AsyncClient` per server, made on first use from `client_options`
-and `tls_context`; `exchange` is one capped exchange, httpx2's errors as short messages.
-"""
+"""The runtime's HTTP side: `Sender` sends a prepared request to the API (credentials, the
+before_request hooks, PREFIX_TIMEOUT, failures as ToolErrors) through one `httpx2.AsyncClient` per
+server; `exchange` is one capped exchange, httpx2's errors as short messages."""
 
 from __future__ import annotations
 
@@ -84,9 +82,8 @@ class Answer:
 
 
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
-    """The keyword arguments of the shared client: a keep-alive pool, no redirects followed, no
-    cookies kept, no timeout of its own (PREFIX_TIMEOUT bounds each whole exchange: Sender),
-    proxies and SSL_CERT_FILE/SSL_CERT_DIR from the environment (no ~/.netrc: httpx2 reads none)."""
+    """The shared client's keyword arguments: a keep-alive pool, no redirects followed or cookies
+    kept, no timeout (PREFIX_TIMEOUT bounds each exchange), proxies and CA files from the env."""
     # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
     no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
     return {
@@ -102,9 +99,8 @@ def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | bool:
-    """`verify=` for httpx2: True (its default trust, SSL_CERT_FILE/SSL_CERT_DIR included), or a
-    context with PREFIX_CA_BUNDLE's CAs and PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a
-    ConfigError naming its variable."""
+    """`verify=`: True (httpx2's default trust), or a context with PREFIX_CA_BUNDLE's CAs and
+    PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a ConfigError naming its variable."""
     prefix = settings.prefix
     ca, cert, key = settings.ca_bundle, settings.client_cert, settings.client_key
     if key and not cert:
@@ -144,9 +140,8 @@ async def exchange(
     cap: int,
     drain_limit: int = _DRAIN_LIMIT,
 ) -> Answer:
-    """One exchange: the body decoded by httpx2 in pieces of at most 1 MiB (a gzip bomb cannot
-    balloon), the first `cap` bytes kept and up to `drain_limit` more counted, then the connection
-    dropped. No timeout here; one set through hooks.py raises TimeoutError."""
+    """The body decoded in pieces of at most 1 MiB (no gzip bomb), the first `cap` bytes kept, up to
+    `drain_limit` more counted, then the connection dropped; a hooks.py timeout: TimeoutError."""
     if problem := _framing_problem(headers, body):
         raise InvalidRequest(problem)
     given = any(name.lower() == b"authorization" for name, _ in headers)
@@ -173,8 +168,7 @@ async def exchange(
 
 
 def _framing_problem(headers: RawHeaders, body: bytes | None) -> str | None:
-    """The client frames the body: a Transfer-Encoding, or a Content-Length that does not match the
-    body, would be sent as given and break the exchange."""
+    """A Transfer-Encoding or a wrong Content-Length would be sent as given and break the exchange."""
     size = len(body or b"")
     for name, value in headers:
         if name.lower() == b"transfer-encoding":
@@ -237,8 +231,7 @@ class Sender:
         self._creating: asyncio.Lock | None = None
 
     async def _http(self) -> httpx2.AsyncClient:
-        """The shared HTTP client, created on first use with the options the http_client hooks of
-        hooks.py leave."""
+        """The shared client, made on first use with the options the http_client hooks leave."""
         self._creating = self._creating or asyncio.Lock()
         async with self._creating:
             if self._client is None:
@@ -288,8 +281,7 @@ class Sender:
     async def send(
         self, request: ser.PreparedRequest, chosen: Chosen, base_url: str, call: hk.Call
     ) -> res.Upstream:
-        """Send with credentials, then the before_request hooks; after a 401 on a fetched OAuth2
-        token, fetch anew and retry once."""
+        """With credentials, then the before_request hooks; a 401 on a fetched token: one retry."""
         stale: dict[tuple[str, str], str] = {}
         while True:
             attempt = copy.deepcopy(request)  # credentials are added to a copy

@@ -1,9 +1,6 @@
-"""How one HTTP answer becomes one MCP tool result (pure: no I/O).
-
-A tool with an output schema whose answer cannot meet it (the API broke its own schema, a text or
-empty body the schema does not allow, a cut response) gets an isError result that says the call
-DID succeed, with the data as content: MCP clients reject a non-conforming success result.
-"""
+"""How one HTTP answer becomes one MCP tool result (pure: no I/O). When a tool's output schema
+cannot be met (the API broke its own schema, a text or empty body, a cut response), the result is
+an isError one that says the call DID succeed: MCP clients reject a non-conforming success."""
 
 from __future__ import annotations
 
@@ -80,8 +77,7 @@ def error_result(text: str) -> types.CallToolResult:
 def tool_result(
     answer: Upstream, server: str, tool: str, wrapped: bool, check: Check | None, cut_hint: str
 ) -> types.CallToolResult:
-    """The result for `answer`. `check` (None: no output schema) returns why a value does not
-    conform, or None; `cut_hint` names the setting that caps response sizes."""
+    """The result for `answer`; `check` says why a value misses the output schema (None: none)."""
     if answer.status >= 400:
         return error_result(status_text(answer))
     status = f"HTTP {answer.status} {answer.reason}".strip()
@@ -202,8 +198,7 @@ def first_problem(errors: Sequence[Any]) -> str | None:
 
 
 def argument_problems(tool: str, errors: Sequence[Any]) -> str | None:
-    """None without errors; else each bad argument (JSON path) with its rule, unknown ones with
-    the valid names."""
+    """None, or each bad argument (JSON path) with its rule, unknown ones with the valid names."""
     if not errors:
         return None
     lines = []

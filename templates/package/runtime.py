@@ -1,7 +1,4 @@
-"""Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
-
-The environment it reads (settings.py) is listed in the package's README.
-"""
+"""Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API."""
 
 from __future__ import annotations
 
@@ -49,22 +46,21 @@ class ToolRuntime:
             raise ConfigError(f"tool data format {data.get('format')!r} is not supported")
         server = data.get("server") or {}
         self.name = str(server.get("name") or "api")
-        self.version = str(server.get("version") or "0")
-        self.settings = settings
+        self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._tools: list[dict[str, Any]] = [*data["tools"]]
         self._by_name = {tool["name"]: tool for tool in self._tools}
-        self.hooks = hooks or hk.Hooks()
         for wire in run.listed_tools(self.hooks, self._by_name):  # after the generated tools
             self._tools.append(wire)
             self._by_name[wire["name"]] = wire
         self.hooks.check(self._by_name)
-        self._routes: Mapping[str, Any] = data["routes"]
-        self._list: dict[str, Any] | None = None
+        envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
+        self._list = {**envelope, "tools": self._tools}  # the SDK's default envelope fields
         schemes = data.get("securitySchemes") or {}
         self.credentials = Credentials(schemes, settings.env, settings.base_url)
-        sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
-        self.credentials.add_secrets(*sensitive)
-        agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
+        self.credentials.add_secrets(
+            *(v for k, v in settings.headers.items() if _SENSITIVE.search(k))
+        )
+        agent = f"{self.name.removesuffix('-mcp')}-mcp/{server.get('version') or '0'}"
         self.sender = http.Sender(settings, self.credentials, self.hooks, agent)
 
     @classmethod
@@ -79,10 +75,7 @@ class ToolRuntime:
             raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
 
     def list_tools_result(self) -> dict[str, Any]:
-        """The tools/list result as sent, in the SDK's default envelope (wiring.py: once a version)."""
-        if self._list is None:
-            envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
-            self._list = {**envelope, "tools": self._tools}
+        """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
         return self._list
 
     async def on_list_tools(

@@ -1,8 +1,7 @@
 """How one tool call's arguments become one HTTP request: OpenAPI parameter styles and bodies.
 
-Pure functions over a route of `tool_data.json` (docs/tool-data.md); standard library only. The
-rules (the README's "Requests" table) are fixed here so that every generated server sends the same
-bytes: everything outside RFC 3986 unreserved is percent-encoded, style delimiters stay literal.
+Pure functions over a route of `tool_data.json`, standard library only; the rules are the README's
+"Requests" table (everything outside RFC 3986 unreserved percent-encoded, style delimiters literal).
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Settings and credentials of a generated MCP server, read from its environment (the package
-README lists the variables; each security scheme's `env` map in `tool_data.json` names its own).
-
-Of an operation's `security` alternatives, the first whose variables are all set is used; else
-anonymous access, if it is an alternative; else the call fails naming the variables to set.
-"""
+"""Settings and credentials of a generated MCP server, from its environment (the package README
+lists the variables). Of an operation's `security` alternatives, the first whose variables are all
+set is used; else anonymous access, if it is one; else the call fails naming what to set."""
 
 from __future__ import annotations
 

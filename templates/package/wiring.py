@@ -11,8 +11,8 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
 
 
 class ListedOnce:
-    """Server middleware: the first tools/list of each protocol version goes through the SDK (which
-    checks the result and shapes it for that version); every later one gets that same result."""
+    """Middleware: each protocol version's first tools/list goes through the SDK (which checks and
+    shapes the result); every later one gets that same result."""
 
     def __init__(self) -> None:
         self.by_version: dict[str, Any] = {}
