@@ -227,7 +227,7 @@ class Hook:
 
     @property
     def name(self) -> str:
-        return _name(self.function)
+        return str(getattr(self.function, "__qualname__", None) or repr(self.function))
 
 
 @dataclass(frozen=True)
@@ -242,11 +242,7 @@ class UserTool:
 
     @property
     def function_name(self) -> str:
-        return _name(self.function)
-
-
-def _name(function: Callable[..., Any]) -> str:
-    return str(getattr(function, "__qualname__", None) or repr(function))
+        return str(getattr(self.function, "__qualname__", None) or repr(self.function))
 
 
 class Hooks:

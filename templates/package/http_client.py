@@ -24,13 +24,13 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import Chosen, ConfigError, Credentials, Settings  # type: ignore[import-not-found,unused-ignore]
+    from settings import Chosen, ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import responses as res
     from . import serialize as ser
-    from .settings import Chosen, ConfigError, Credentials, Settings
+    from .settings import Chosen, ConfigError, Credentials, Settings, ToolError
 
 logger = logging.getLogger(__name__)
 
@@ -43,12 +43,7 @@ _LOGGERS = (
     *(f"httpcore2.{name}" for name in ("connection", "http11", "http2", "proxy", "socks")),
 )
 _UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
-_CONNECT_ERRORS = (
-    httpx2.ConnectError,
-    httpx2.ProxyError,
-    httpx2.UnsupportedProtocol,
-    httpx2.InvalidURL,
-)
+_UNREACHED = (httpx2.ConnectError, httpx2.ProxyError, httpx2.UnsupportedProtocol, httpx2.InvalidURL)
 
 
 class HttpError(Exception):
@@ -159,7 +154,7 @@ async def exchange(
         raise TimeoutError from None
     except httpx2.LocalProtocolError as error:
         raise InvalidRequest(str(error)) from None
-    except _CONNECT_ERRORS as error:
+    except _UNREACHED as error:
         raise _connect_failed(error, url) from None
     except (httpx2.TransportError, httpx2.DecodingError) as error:
         raise Broken(_short(error)) from None
@@ -213,10 +208,6 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
     return ConnectFailed(message, tls=tls)
 
 
-class ToolError(Exception):
-    """A failed call, reported to the model as an isError result with this (safe) message."""
-
-
 class Sender:
     """The API side of a ToolRuntime; close it with `aclose()` at shutdown."""
 
@@ -228,17 +219,14 @@ class Sender:
         # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
         self._verify = tls_context(settings)
         self._client: httpx2.AsyncClient | None = None
-        self._creating: asyncio.Lock | None = None
+        self._creating = asyncio.Lock()
 
     async def _http(self) -> httpx2.AsyncClient:
         """The shared client, made on first use with the options the http_client hooks leave."""
-        self._creating = self._creating or asyncio.Lock()
         async with self._creating:
             if self._client is None:
-                options = client_options(self._verify)
-                self._client = await run.make_client(
-                    self.hooks.client_hooks(), options, httpx2.AsyncClient
-                )
+                hooks, options = self.hooks.client_hooks(), client_options(self._verify)
+                self._client = await run.make_client(hooks, options, httpx2.AsyncClient)
                 for name in _LOGGERS:
                     logging.getLogger(name).addFilter(self._log_filter)
         return self._client

@@ -149,9 +149,8 @@ def _success(
 
 
 def status_text(answer: Upstream) -> str:
-    lines = [
-        f"The API answered HTTP {answer.status} {answer.reason} to {answer.method} {answer.url}."
-    ]
+    status = f"HTTP {answer.status} {answer.reason}"
+    lines = [f"The API answered {status} to {answer.method} {answer.url}."]
     if retry := answer.headers.get("retry-after"):
         lines.append(f"Retry-After: {retry} (wait that long before trying again).")
     if answer.status in (401, 403):

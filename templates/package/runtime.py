@@ -21,14 +21,14 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import AuthError, ConfigError, Credentials, Settings  # type: ignore[import-not-found,unused-ignore]
+    from settings import ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
     from . import responses as res
     from . import serialize as ser
-    from .settings import AuthError, ConfigError, Credentials, Settings
+    from .settings import ConfigError, Credentials, Settings, ToolError
 
 __all__ = ["ConfigError", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class ToolRuntime:
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
             result = await self._call(call, self._by_name[name])
-        except (http.ToolError, AuthError) as error:
+        except ToolError as error:
             result = res.error_result(str(error))
         except hk.HookError as error:
             result = self._hook_error(name, error)
@@ -165,7 +165,7 @@ class ToolRuntime:
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:
         name, arguments = call.tool, call.arguments
         if problems := res.argument_problems(name, _errors(tool["inputSchema"], arguments, "in")):
-            raise http.ToolError(problems)
+            raise ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
             return self._conformed(name, await run.run_tool(user_tool, call), made)
@@ -173,7 +173,7 @@ class ToolRuntime:
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
-            raise http.ToolError(f"{error}. Nothing was sent to the API.") from None
+            raise ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
         answer = await self.sender.send(request, chosen, base_url, call)

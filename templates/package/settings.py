@@ -24,9 +24,11 @@ else:
     from . import responses as res
     from . import serialize as ser
 
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_MAX_RESPONSE_BYTES = 1_000_000
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
+
+
+class ToolError(Exception):
+    """A failed call, reported to the model as an isError result with this (safe) message."""
 
 
 class ConfigError(Exception):
@@ -37,8 +39,8 @@ class ConfigError(Exception):
 class Settings:
     base_url: str
     prefix: str = "API"
-    timeout: float = DEFAULT_TIMEOUT
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    timeout: float = 30.0
+    max_response_bytes: int = 1_000_000
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
@@ -70,8 +72,8 @@ class Settings:
         return cls(
             base_url=url,
             prefix=prefix,
-            timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or DEFAULT_TIMEOUT,
-            max_response_bytes=int(cap or DEFAULT_MAX_RESPONSE_BYTES),
+            timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or cls.timeout,
+            max_response_bytes=int(cap or cls.max_response_bytes),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
@@ -134,10 +136,6 @@ _SECRET_ROLES = ("key", "token", "password", "client_secret")
 _FORM = "application/x-www-form-urlencoded"
 
 
-class AuthError(Exception):
-    """Missing or refused credentials: a tool error with this (safe) message."""
-
-
 # Sends a token request: (url, headers, form body) -> answer. The runtime's HTTP client does it.
 Post = Callable[[str, Mapping[str, str], bytes], Awaitable[res.Upstream]]
 
@@ -148,10 +146,9 @@ class Credentials:
     def __init__(self, schemes: Mapping[str, Any], env: Mapping[str, str], base_url: str) -> None:
         self.schemes, self.env, self.base_url = schemes, env, base_url
         self.secrets: set[str] = set()
-        self._longest_first: list[str] = []  # the secrets, a longer one replaced before its parts
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
         self._tokens: dict[Key, tuple[str, float]] = {}
-        self._lock: anyio.Lock | None = None
+        self._lock = anyio.Lock()
         for scheme in schemes.values():
             names = scheme.get("env") or {}
             self.add_secrets(*(self.get(names.get(role)) for role in _SECRET_ROLES))
@@ -169,11 +166,10 @@ class Credentials:
             if value and len(value) >= 6:
                 inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
                 self.secrets.update({value, quote_plus(value), ser.pct(value), inside_json})
-        self._longest_first = sorted(self.secrets, key=len, reverse=True)
 
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
-        for secret in self._longest_first:
+        for secret in sorted(self.secrets, key=len, reverse=True):  # a longer one before its parts
             text = text.replace(secret, "[REDACTED]")
         return text
 
@@ -197,7 +193,7 @@ class Credentials:
         return self.scrub(base + ("?" + "&".join(pairs) if query else ""))
 
     def choose(self, security: Sequence[Sequence[tuple[str, tuple[str, ...]]]]) -> Chosen:
-        """The alternative to use (see the module doc); raises AuthError naming what to set."""
+        """The alternative to use (see the module doc); raises ToolError naming what to set."""
         anonymous, missing = not security, []
         for alternative in security:
             lacking = [m for m in (self.missing(name) for name, _ in alternative) if m]
@@ -207,7 +203,7 @@ class Credentials:
             missing += [" and ".join(lacking)] if lacking else []
         if anonymous:
             return []
-        raise AuthError(
+        raise ToolError(
             "This operation needs credentials that are not configured. Set "
             + "; or set ".join(missing)
             + " in the MCP server's environment and restart it. Nothing was sent to the API."
@@ -275,7 +271,6 @@ class Credentials:
         self, scheme: Mapping[str, Any], key: Key, stale: str | None, post: Post
     ) -> str:
         """OAuth2 client credentials: cached until shortly before expiry; `stale` got a 401."""
-        self._lock = self._lock or anyio.Lock()
         async with self._lock:
             cached = self._tokens.get(key)
             if cached and cached[0] != stale and time.monotonic() < cached[1]:
@@ -295,7 +290,7 @@ class Credentials:
                 lifetime = float(data.get("expires_in") or math.inf)
             except (ValueError, KeyError, TypeError, AttributeError):
                 got = f"HTTP {answer.status}: {answer.text()[:300]}"
-                raise AuthError(
+                raise ToolError(
                     f"Could not get an OAuth2 access token from {answer.url} ({got}). Check"
                     f" {env['client_id']}, {env['client_secret']} and {env.get('scopes')}."
                     " Nothing was sent to the API."
