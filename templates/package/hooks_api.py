@@ -179,11 +179,9 @@ class Result:
     @classmethod
     def from_mcp(cls, result: types.CallToolResult) -> Result:
         structured, content = result.structured_content, list(result.content)
-        mirror = None
-        if structured is not None and len(content) == 1:
-            block = content[0]
-            if isinstance(block, types.TextContent) and block.text == ser.to_json(structured):
-                mirror = block
+        mirror = content[0] if structured is not None and len(content) == 1 else None
+        if not isinstance(mirror, types.TextContent) or mirror.text != ser.to_json(structured):
+            mirror = None
         return cls(content, structured, bool(result.is_error), mirror)
 
     def to_mcp(self) -> types.CallToolResult:

@@ -246,15 +246,10 @@ class Sender:
         return True
 
     def _headers(
-        self,
-        extra: Mapping[str, str],
-        content_type: str | None,
-        cookies: Sequence[str] = (),
-        to_api: bool = True,
+        self, extra: Mapping[str, str], content_type: str | None = None, cookies: Sequence[str] = ()
     ) -> RawHeaders:
-        """Defaults < PREFIX_HEADERS (API requests only) < parameters and credentials; one Cookie."""
+        """The defaults < `extra` < `content_type`; the `cookies` joined into one Cookie header."""
         merged = hk.Headers({"User-Agent": self._user_agent, "Accept": _ACCEPT})
-        merged.update(self.settings.headers if to_api else {})
         merged.update(extra)
         if content_type:
             merged["Content-Type"] = content_type
@@ -264,7 +259,7 @@ class Sender:
 
     async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
         """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
-        return await self._exchange("POST", url, self._headers(headers, None, to_api=False), body)
+        return await self._exchange("POST", url, self._headers(headers), body)
 
     async def send(
         self, request: ser.PreparedRequest, chosen: Chosen, base_url: str, call: hk.Call
@@ -274,7 +269,8 @@ class Sender:
         while True:
             attempt = copy.deepcopy(request)  # credentials are added to a copy
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
-            headers = self._headers(attempt.headers, attempt.content_type, attempt.cookies)
+            extra = {**self.settings.headers, **attempt.headers}  # PREFIX_HEADERS < parameters
+            headers = self._headers(extra, attempt.content_type, attempt.cookies)
             method, url, body = attempt.method, attempt.url(base_url), attempt.body
             if self.hooks.hooks:  # its before_request hooks run, and call.request is set
                 named = {name.decode(): value.decode() for name, value in headers}

@@ -119,21 +119,16 @@ def tool_result(
         scheme = re.sub(r"[^a-z0-9+.-]", "-", server.lower()).lstrip("0123456789+.-") or "api"
         uri = f"{scheme}://{quote(tool, safe='')}/{quote(filename[1] if filename else 'response')}"
         mime = answer.mime or "application/octet-stream"
-        block = types.EmbeddedResource(
-            resource=types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
-        )
+        blob = types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
+        block = types.EmbeddedResource(resource=blob)
     return _success(answer, block, None, f"it is {answer.mime or 'binary data'}", check)
 
 
 def _success(
-    answer: Upstream,
-    content: str | types.ContentBlock,
-    data: Any,
-    not_json: str,
-    check: Check | None,
+    answer: Upstream, shown: str | types.ContentBlock, data: Any, not_json: str, check: Check | None
 ) -> types.CallToolResult:
     """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema)."""
-    block = types.TextContent(text=content) if isinstance(content, str) else content
+    block = types.TextContent(text=shown) if isinstance(shown, str) else shown
     if check is None:
         return types.CallToolResult(content=[block], structured_content=None if not_json else data)
     problem = check(data) if data is not None else not_json

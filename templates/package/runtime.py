@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 from mcp import MCPError
+from mcp.types import CallToolResult
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
@@ -78,9 +79,7 @@ class ToolRuntime:
         """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
         return self._list
 
-    async def on_list_tools(
-        self, ctx: object, params: types.PaginatedRequestParams | None
-    ) -> dict[str, Any]:
+    async def on_list_tools(self, ctx: object, params: object) -> dict[str, Any]:
         return self.list_tools_result()
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
@@ -88,14 +87,10 @@ class ToolRuntime:
         tool = self._by_name.get(name)
         return tool["inputSchema"] if tool else None
 
-    async def on_call_tool(
-        self, ctx: object, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
         return await self.call_tool(params.name, params.arguments)
 
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None
-    ) -> types.CallToolResult:
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> CallToolResult:
         """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
         if name not in self._by_name or (name not in self._routes and name not in self.hooks.tools):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
@@ -120,14 +115,14 @@ class ToolRuntime:
         details = "".join(traceback.format_exception(error))
         logger.error("%s:\n%s", what, self.credentials.scrub(details))
 
-    def _hook_error(self, name: str, error: hk.HookError) -> types.CallToolResult:
+    def _hook_error(self, name: str, error: hk.HookError) -> CallToolResult:
         if isinstance(error, run.HookFailed):
             self._log_failure(f"hooks.py, tool {name}: {error}", error.original)
         return res.error_result(str(error))
 
     async def _after(
-        self, call: hk.Call, hooks: list[hk.Hook], result: types.CallToolResult
-    ) -> types.CallToolResult:
+        self, call: hk.Call, hooks: list[hk.Hook], result: CallToolResult
+    ) -> CallToolResult:
         try:
             changed = await run.run_after(hooks, call, result)
         except hk.HookError as error:
@@ -135,7 +130,7 @@ class ToolRuntime:
         names = ", ".join(repr(hook.name) for hook in hooks)
         return self._conformed(call.tool, changed, f"as the after_result hook(s) {names} left it")
 
-    def _conformed(self, name: str, result: types.CallToolResult, how: str) -> types.CallToolResult:
+    def _conformed(self, name: str, result: CallToolResult, how: str) -> CallToolResult:
         """A success of a tool with an output schema must carry conforming structured content."""
         if result.is_error or "outputSchema" not in self._by_name[name]:
             return result
@@ -148,7 +143,7 @@ class ToolRuntime:
             f" ({problem}). Fix hooks.py; the call itself was made."
         )
 
-    def _scrubbed(self, result: types.CallToolResult) -> types.CallToolResult:
+    def _scrubbed(self, result: CallToolResult) -> CallToolResult:
         """The result with every known secret replaced (the same object when there is none)."""
         if not self.credentials.secrets:
             return result
@@ -162,7 +157,7 @@ class ToolRuntime:
             return result
         return result.model_copy(update={"content": content, "structured_content": structured})
 
-    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:
+    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
         if problems := res.argument_problems(name, _errors(tool["inputSchema"], arguments, "in")):
             raise ToolError(problems)
