@@ -169,9 +169,8 @@ class Result:
     @data.setter
     def data(self, value: dict[str, Any] | None) -> None:
         if value is not None and not isinstance(value, dict):
-            raise TypeError(
-                f"structured content is a JSON object: wrap it, {{'result': {value!r}}}"
-            )
+            wrapped = {"result": value}
+            raise TypeError(f"structured content is a JSON object: wrap it, {wrapped!r}")
         self.structured = value
         self._mirror = types.TextContent(text=ser.to_json(value)) if value is not None else None
         self.content = [self._mirror] if self._mirror else self.content
@@ -244,7 +243,7 @@ class UserTool:
 
 
 class Hooks:
-    """The registry `hooks.py` fills; see the module docstring."""
+    """The registry `hooks.py` fills (the rules: the package README's "Hooks" section)."""
 
     def __init__(self) -> None:
         self.hooks: list[Hook] = []
@@ -328,8 +327,7 @@ class Hooks:
     def check(self, known: Collection[str]) -> None:
         """Every tool a hook names exists (a typo would silently never run)."""
         for hook in self.hooks:
-            unknown = sorted(tool for tool in hook.tools if tool not in known)
-            if unknown:
+            if unknown := sorted(tool for tool in hook.tools if tool not in known):
                 raise ConfigError(
                     f"hooks.py: the {hook.kind} hook {hook.name!r} names unknown tool(s) "
                     f"{', '.join(map(repr, unknown))}"

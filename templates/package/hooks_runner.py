@@ -60,14 +60,12 @@ def _your_code(what: str, consequence: str) -> Iterator[None]:
         raise HookFailed(f"{message} {consequence}".strip(), error) from None
 
 
-async def _invoke(function: Callable[..., Any], *args: Any) -> Any:
+async def _run(function: Callable[..., Any], returns: type[T], *args: Any) -> T | None:
+    """`function(*args)`, awaited if need be: None or a `returns`, else a TypeError."""
     value = function(*args)
-    return await value if inspect.isawaitable(value) else value
-
-
-def _checked(value: T | None, kind: type[T]) -> T | None:
-    if value is not None and not isinstance(value, kind):
-        raise TypeError(f"it returned {type(value).__name__}, not a {kind.__name__} or None")
+    value = await value if inspect.isawaitable(value) else value
+    if value is not None and not isinstance(value, returns):
+        raise TypeError(f"it returned {type(value).__name__}, not a {returns.__name__} or None")
     return value
 
 
@@ -76,7 +74,7 @@ async def run_before(hooks: Collection[hk.Hook], call: hk.Call, request: hk.Requ
     wire: Wire | None = None
     for hook in hooks:
         with _your_code(f"The before_request hook {hook.name!r}", _NOTHING_SENT):
-            request = _checked(await _invoke(hook.function, call, request), hk.Request) or request
+            request = await _run(hook.function, hk.Request, call, request) or request
             wire = request.wire()
     call.request = request
     return wire or request.wire()
@@ -88,7 +86,7 @@ async def make_client(
     """`make(**options)` with the options as the http_client hooks leave them."""
     for hook in hooks:
         with _your_code(f"The http_client hook {hook.name!r}", _NOTHING_SENT):
-            changed = _checked(await _invoke(hook.function, options), dict)
+            changed = await _run(hook.function, dict, options)
             options = changed if changed is not None else options
     if not hooks:
         return make(**options)
@@ -107,7 +105,7 @@ async def run_after(
     answered = f"The API answered HTTP {call.status}." if call.status else ""
     for hook in hooks:
         with _your_code(f"The after_result hook {hook.name!r}", answered):
-            current = _checked(await _invoke(hook.function, call, current), hk.Result) or current
+            current = await _run(hook.function, hk.Result, call, current) or current
             result = current.to_mcp().model_copy(update={"meta": meta})
     return result
 

@@ -79,18 +79,16 @@ class Answer:
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
     """The shared client's keyword arguments: a keep-alive pool, no redirects followed or cookies
     kept, no timeout (PREFIX_TIMEOUT bounds each exchange), proxies and CA files from the env."""
-    # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
-    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
-    return {
-        "verify": verify,
-        "trust_env": True,
-        "timeout": None,
-        "limits": httpx2.Limits(
-            max_connections=32, max_keepalive_connections=8, keepalive_expiry=4.0
-        ),
-        "follow_redirects": False,
-        "cookies": no_cookies,
-    }
+    limits = httpx2.Limits(max_connections=32, max_keepalive_connections=8, keepalive_expiry=4.0)
+    jar = CookieJar(DefaultCookiePolicy(allowed_domains=[]))  # takes no cookie: none is sent back
+    return dict(
+        verify=verify,
+        trust_env=True,
+        timeout=None,
+        limits=limits,
+        follow_redirects=False,
+        cookies=jar,
+    )
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | bool:
@@ -169,9 +167,8 @@ def _framing_problem(headers: RawHeaders, body: bytes | None) -> str | None:
         if name.lower() == b"transfer-encoding":
             return "Transfer-Encoding is set by the HTTP client"
         if name.lower() == b"content-length" and value.strip() != str(size).encode():
-            return (
-                f"Content-Length {value.decode('latin-1')!r} does not match the body ({size} bytes)"
-            )
+            given = value.decode("latin-1")
+            return f"Content-Length {given!r} does not match the body ({size} bytes)"
     return None
 
 
@@ -190,7 +187,6 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         return ConnectFailed(f"invalid URL ({error})")
     parsed = httpx2.URL(url)  # httpx2 parsed it to connect
     host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
-    tls = isinstance(low, ssl.SSLError)
     if isinstance(low, ssl.SSLCertVerificationError):
         message = f"the TLS certificate of {host} was not accepted ({low.verify_message})"
     elif isinstance(low, ssl.SSLError):
@@ -201,11 +197,10 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         reason = os.strerror(low.errno) if isinstance(low, OSError) and low.errno else _short(error)
         message = f"cannot connect to {host} port {port} ({reason})"
     proxies = getproxies_environment()
-    if (proxies.get(parsed.scheme) or proxies.get("all")) and not proxy_bypass_environment(
-        host, proxies
-    ):
+    proxied = proxies.get(parsed.scheme) or proxies.get("all")
+    if proxied and not proxy_bypass_environment(host, proxies):
         message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
-    return ConnectFailed(message, tls=tls)
+    return ConnectFailed(message, tls=isinstance(low, ssl.SSLError))
 
 
 class Sender:
@@ -216,8 +211,7 @@ class Sender:
     ) -> None:
         self.settings, self.credentials, self.hooks = settings, credentials, hooks
         self._user_agent = _UNSAFE_AGENT.sub("_", agent)
-        # a PREFIX_CA_BUNDLE, _CLIENT_CERT or _CLIENT_KEY that cannot be used: ConfigError at start
-        self._verify = tls_context(settings)
+        self._verify = tls_context(settings)  # a ConfigError at start, not on the first call
         self._client: httpx2.AsyncClient | None = None
         self._creating = asyncio.Lock()
 

@@ -22,6 +22,7 @@ else:
 Check = Callable[[Any], str | None]  # why a value does not meet the output schema, or None
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
 _MAX_PROBLEMS = 8
+_DENIED = "The credentials set for this MCP server are missing, wrong or not allowed this."
 _TEXTUAL = ("json", "xml", "yaml", "csv", "javascript", "x-www-form-urlencoded", "graphql")
 
 
@@ -149,9 +150,7 @@ def status_text(answer: Upstream) -> str:
     if retry := answer.headers.get("retry-after"):
         lines.append(f"Retry-After: {retry} (wait that long before trying again).")
     if answer.status in (401, 403):
-        lines.append(
-            "The credentials set for this MCP server are missing, wrong or not allowed this."
-        )
+        lines.append(_DENIED)
     if not answer.body:
         lines.append("(empty response body)")
     elif answer.kind not in ("json", "text"):
@@ -174,13 +173,10 @@ def short(text: str, limit: int = 300) -> str:
 
 def json_path(parts: Sequence[Any]) -> str:
     """`$.filter.status`, `$.tags[0]`, `$['odd name']`."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if re.fullmatch(r"\w+", part) else f"[{part!r}]"
-    return out
+    return "$" + "".join(
+        f"[{p}]" if isinstance(p, int) else f".{p}" if re.fullmatch(r"\w+", p) else f"[{p!r}]"
+        for p in parts
+    )
 
 
 def first_problem(errors: Sequence[Any]) -> str | None:

@@ -180,9 +180,8 @@ class ToolRuntime:
         return res.tool_result(answer, self.name, name, route.wrapped, check, hint)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
-        return res.first_problem(
-            _errors(self._by_name[name].get("outputSchema") or {}, value, "out")
-        )
+        schema = self._by_name[name].get("outputSchema") or {}
+        return res.first_problem(_errors(schema, value, "out"))
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""

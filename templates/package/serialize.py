@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 _RESERVED_KEPT = ":/?[]@!$'()*+,;="  # allowReserved: reserved characters sent literally (not # &)
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
+_QUOTED = str.maketrans({'"': "%22", "\r": "%0D", "\n": "%0A"})  # in a multipart part's name
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # never in a header value (tab is fine)
 
 
@@ -46,16 +47,13 @@ class Body:
     binary: bool
 
 
-Security = tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]  # OR of AND of (scheme, scopes)
-
-
 @dataclass(frozen=True, slots=True)
 class Route:
     method: str
     path: str
     params: tuple[Param, ...]
     body: Body | None
-    security: Security
+    security: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]  # OR of AND of (scheme, scopes)
     wrapped: bool
     has_output_schema: bool
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
@@ -65,17 +63,13 @@ class Route:
     def from_json(cls, data: Mapping[str, Any]) -> Route:
         raw, body = data.get("body"), None
         if raw:
-            fields = (
-                _param(f, "file" if f.get("binary") else "body") for f in raw.get("fields") or ()
-            )
+            fields = tuple(map(_param, raw.get("fields") or ()))
             media, kind, required = raw["mediaType"], raw["kind"], bool(raw.get("required"))
-            body = Body(
-                media, kind, required, tuple(fields), raw.get("arg"), bool(raw.get("binary"))
-            )
+            body = Body(media, kind, required, fields, raw.get("arg"), bool(raw.get("binary")))
         return cls(
             str(data["method"]).upper(),
             data["path"],
-            tuple(_param(p, p["in"]) for p in data.get("params") or ()),
+            tuple(map(_param, data.get("params") or ())),
             body,
             tuple(
                 tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
@@ -88,10 +82,13 @@ class Route:
         )
 
 
-def _param(raw: Mapping[str, Any], location: str) -> Param:
-    style, explode, content = raw.get("style"), raw.get("explode"), raw.get("contentType")
-    reserved = bool(raw.get("allowReserved"))
-    return Param(raw["arg"], raw["name"], location, style, explode, reserved, content)
+def _param(raw: Mapping[str, Any]) -> Param:
+    """A parameter, or a body field (location "body", or "file" for binary: base64)."""
+    location = raw.get("in") or ("file" if raw.get("binary") else "body")
+    style, explode, reserved = raw.get("style"), raw.get("explode"), bool(raw.get("allowReserved"))
+    return Param(
+        raw["arg"], raw["name"], location, style, explode, reserved, raw.get("contentType")
+    )
 
 
 @dataclass(slots=True)
@@ -305,18 +302,14 @@ def _form_pairs(body: Body, value: Any) -> list[str]:
     return pairs
 
 
-def _quoted(text: str) -> str:
-    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def _multipart(body: Body, value: Any, boundary: str) -> bytes:
     out = bytearray()
     for f, item in _fields(body, value):
         for part in item if isinstance(item, list) else [item]:
-            disposition = f'form-data; name="{_quoted(f.name)}"'
+            disposition = f'form-data; name="{f.name.translate(_QUOTED)}"'
             if f.location == "file":
                 data = decode_base64(f.arg, part)
-                disposition += f'; filename="{_quoted(f.name)}"'
+                disposition += f'; filename="{f.name.translate(_QUOTED)}"'
                 content_type: str | None = f.content_type or "application/octet-stream"
             elif isinstance(part, dict | list) or "json" in (f.content_type or ""):
                 data = to_json(part).encode()

@@ -134,10 +134,7 @@ Chosen = Sequence[tuple[str, Mapping[str, Any], tuple[str, ...]]]  # (scheme key
 Key = tuple[str, str]  # a client-credentials token's cache key: (scheme key, scopes)
 _SECRET_ROLES = ("key", "token", "password", "client_secret")
 _FORM = "application/x-www-form-urlencoded"
-
-
-# Sends a token request: (url, headers, form body) -> answer. The runtime's HTTP client does it.
-Post = Callable[[str, Mapping[str, str], bytes], Awaitable[res.Upstream]]
+Post = Callable[[str, Mapping[str, str], bytes], Awaitable[res.Upstream]]  # a token request
 
 
 class Credentials:
@@ -204,9 +201,8 @@ class Credentials:
         if anonymous:
             return []
         raise ToolError(
-            "This operation needs credentials that are not configured. Set "
-            + "; or set ".join(missing)
-            + " in the MCP server's environment and restart it. Nothing was sent to the API."
+            f"This operation needs credentials that are not configured. Set {'; or set '.join(missing)}"
+            " in the MCP server's environment and restart it. Nothing was sent to the API."
         )
 
     def missing(self, name: str) -> str | None:
