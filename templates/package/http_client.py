@@ -1,22 +1,17 @@
-"""The runtime's HTTP side on httpx2 (a dependency of `mcp`): one `httpx2.AsyncClient` per server.
-
-- `client_options`: the keyword arguments of that client: a keep-alive pool with limits, no
-  redirects followed (a 3xx is the answer), no cookies kept, no timeout of its own (PREFIX_TIMEOUT
-  bounds each whole exchange: sending.py), and `trust_env=True`: proxies (HTTP(S)_PROXY,
-  ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR from the environment, as httpx2 reads them
-  (it reads no ~/.netrc). hooks.py may change them.
-- `tls_context`: PREFIX_CA_BUNDLE, PREFIX_CLIENT_CERT and PREFIX_CLIENT_KEY as an ssl.SSLContext.
-- `exchange`: the body streamed, decoded by httpx2 in pieces of at most 1 MiB (gzip, deflate, and
-  br or zstd where installed: a gzip bomb cannot balloon), the first `cap` bytes kept and up to
-  `drain_limit` more counted, then the connection dropped; httpx2's errors as InvalidRequest,
-  ConnectFailed and Broken, with short messages.
-"""
+"""The runtime's HTTP side: `Sender` sends a prepared request to the API (credentials, the
+before_request hooks, PREFIX_TIMEOUT, failures as ToolErrors) through one `httpx2.AsyncClient` per
+server; `exchange` is one capped exchange, httpx2's errors as short messages."""
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import logging
 import os
+import re
 import socket
 import ssl
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
@@ -25,11 +20,30 @@ from urllib.request import getproxies_environment, proxy_bypass_environment  # t
 import httpx2
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
-    from settings import ConfigError, Settings  # type: ignore[import-not-found,unused-ignore]
+    import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
+    import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
+    import responses as res  # type: ignore[import-not-found,unused-ignore]
+    import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    from settings import Chosen, ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from .settings import ConfigError, Settings
+    from . import hooks_api as hk
+    from . import hooks_runner as run
+    from . import responses as res
+    from . import serialize as ser
+    from .settings import Chosen, ConfigError, Credentials, Settings, ToolError
+
+logger = logging.getLogger(__name__)
 
 RawHeaders = list[tuple[bytes, bytes]]
+_DRAIN_LIMIT = 64 * 1024 * 1024  # bytes counted (not kept) past the cap, to say how much was cut
+_ACCEPT = "application/json, */*;q=0.8"
+# httpx2's loggers: their lines (URLs, response headers at DEBUG) are scrubbed of secrets too
+_LOGGERS = (
+    "httpx2",
+    *(f"httpcore2.{name}" for name in ("connection", "http11", "http2", "proxy", "socks")),
+)
+_UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
+_UNREACHED = (httpx2.ConnectError, httpx2.ProxyError, httpx2.UnsupportedProtocol, httpx2.InvalidURL)
 
 
 class HttpError(Exception):
@@ -63,25 +77,23 @@ class Answer:
 
 
 def client_options(verify: ssl.SSLContext | bool) -> dict[str, Any]:
-    """The keyword arguments of the shared httpx2.AsyncClient (see the module docstring)."""
-    # a cookie jar that takes no cookie: a Set-Cookie of the API is never sent back
-    no_cookies = CookieJar(DefaultCookiePolicy(allowed_domains=[]))
-    return {
-        "verify": verify,
-        "trust_env": True,
-        "timeout": None,
-        "limits": httpx2.Limits(
-            max_connections=32, max_keepalive_connections=8, keepalive_expiry=4.0
-        ),
-        "follow_redirects": False,
-        "cookies": no_cookies,
-    }
+    """The shared client's keyword arguments: a keep-alive pool, no redirects followed or cookies
+    kept, no timeout (PREFIX_TIMEOUT bounds each exchange), proxies and CA files from the env."""
+    limits = httpx2.Limits(max_connections=32, max_keepalive_connections=8, keepalive_expiry=4.0)
+    jar = CookieJar(DefaultCookiePolicy(allowed_domains=[]))  # takes no cookie: none is sent back
+    return dict(
+        verify=verify,
+        trust_env=True,
+        timeout=None,
+        limits=limits,
+        follow_redirects=False,
+        cookies=jar,
+    )
 
 
 def tls_context(settings: Settings) -> ssl.SSLContext | bool:
-    """`verify=` for httpx2: True (its default trust, SSL_CERT_FILE/SSL_CERT_DIR included), or a
-    context with PREFIX_CA_BUNDLE's CAs and PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a
-    ConfigError naming its variable."""
+    """`verify=`: True (httpx2's default trust), or a context with PREFIX_CA_BUNDLE's CAs and
+    PREFIX_CLIENT_CERT/_KEY; a file that cannot be used is a ConfigError naming its variable."""
     prefix = settings.prefix
     ca, cert, key = settings.ca_bundle, settings.client_cert, settings.client_key
     if key and not cert:
@@ -119,9 +131,10 @@ async def exchange(
     body: bytes | None,
     *,
     cap: int,
-    drain_limit: int,
+    drain_limit: int = _DRAIN_LIMIT,
 ) -> Answer:
-    """One exchange (no timeout here; a timeout set through hooks.py raises TimeoutError)."""
+    """The body decoded in pieces of at most 1 MiB (no gzip bomb), the first `cap` bytes kept, up to
+    `drain_limit` more counted, then the connection dropped; a hooks.py timeout: TimeoutError."""
     if problem := _framing_problem(headers, body):
         raise InvalidRequest(problem)
     given = any(name.lower() == b"authorization" for name, _ in headers)
@@ -139,12 +152,7 @@ async def exchange(
         raise TimeoutError from None
     except httpx2.LocalProtocolError as error:
         raise InvalidRequest(str(error)) from None
-    except (
-        httpx2.ConnectError,
-        httpx2.ProxyError,
-        httpx2.UnsupportedProtocol,
-        httpx2.InvalidURL,
-    ) as error:
+    except _UNREACHED as error:
         raise _connect_failed(error, url) from None
     except (httpx2.TransportError, httpx2.DecodingError) as error:
         raise Broken(_short(error)) from None
@@ -153,16 +161,14 @@ async def exchange(
 
 
 def _framing_problem(headers: RawHeaders, body: bytes | None) -> str | None:
-    """The client frames the body: a Transfer-Encoding, or a Content-Length that does not match the
-    body, would be sent as given and break the exchange."""
+    """A Transfer-Encoding or a wrong Content-Length would be sent as given and break the exchange."""
     size = len(body or b"")
     for name, value in headers:
         if name.lower() == b"transfer-encoding":
             return "Transfer-Encoding is set by the HTTP client"
         if name.lower() == b"content-length" and value.strip() != str(size).encode():
-            return (
-                f"Content-Length {value.decode('latin-1')!r} does not match the body ({size} bytes)"
-            )
+            given = value.decode("latin-1")
+            return f"Content-Length {given!r} does not match the body ({size} bytes)"
     return None
 
 
@@ -177,14 +183,10 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         seen.add(id(current))
         low = current if isinstance(current, OSError) else low
         current = current.__cause__ or current.__context__
-    try:
-        parsed = httpx2.URL(url)
-    except httpx2.InvalidURL:
-        parsed = None
-    if parsed is None or isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
+    if isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
         return ConnectFailed(f"invalid URL ({error})")
+    parsed = httpx2.URL(url)  # httpx2 parsed it to connect
     host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
-    tls = isinstance(low, ssl.SSLError)
     if isinstance(low, ssl.SSLCertVerificationError):
         message = f"the TLS certificate of {host} was not accepted ({low.verify_message})"
     elif isinstance(low, ssl.SSLError):
@@ -195,11 +197,121 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         reason = os.strerror(low.errno) if isinstance(low, OSError) and low.errno else _short(error)
         message = f"cannot connect to {host} port {port} ({reason})"
     proxies = getproxies_environment()
-    if (proxies.get(parsed.scheme) or proxies.get("all")) and not proxy_bypass_environment(
-        host, proxies
-    ):
+    proxied = proxies.get(parsed.scheme) or proxies.get("all")
+    if proxied and not proxy_bypass_environment(host, proxies):
         message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
-    return ConnectFailed(message, tls=tls)
+    return ConnectFailed(message, tls=isinstance(low, ssl.SSLError))
 
 
-__all__ = ["Answer", "Broken", "ConnectFailed", "HttpError", "InvalidRequest"]
+class Sender:
+    """The API side of a ToolRuntime; close it with `aclose()` at shutdown."""
+
+    def __init__(
+        self, settings: Settings, credentials: Credentials, hooks: hk.Hooks, agent: str
+    ) -> None:
+        self.settings, self.credentials, self.hooks = settings, credentials, hooks
+        self._user_agent = _UNSAFE_AGENT.sub("_", agent)
+        self._verify = tls_context(settings)  # a ConfigError at start, not on the first call
+        self._client: httpx2.AsyncClient | None = None
+        self._creating = asyncio.Lock()
+
+    async def _http(self) -> httpx2.AsyncClient:
+        """The shared client, made on first use with the options the http_client hooks leave."""
+        async with self._creating:
+            if self._client is None:
+                hooks, options = self.hooks.client_hooks(), client_options(self._verify)
+                self._client = await run.make_client(hooks, options, httpx2.AsyncClient)
+                for name in _LOGGERS:
+                    logging.getLogger(name).addFilter(self._log_filter)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the shared HTTP client (call at shutdown)."""
+        client, self._client = self._client, None
+        if client is not None:
+            for name in _LOGGERS:
+                logging.getLogger(name).removeFilter(self._log_filter)
+            await client.aclose()
+
+    def _log_filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if (clean := self.credentials.scrub(message)) != message:
+            record.msg, record.args = clean, None
+        return True
+
+    def _headers(
+        self, extra: Mapping[str, str], content_type: str | None = None, cookies: Sequence[str] = ()
+    ) -> RawHeaders:
+        """The defaults < `extra` < `content_type`; the `cookies` joined into one Cookie header."""
+        merged = hk.Headers({"User-Agent": self._user_agent, "Accept": _ACCEPT})
+        merged.update(extra)
+        if content_type:
+            merged["Content-Type"] = content_type
+        if cookies:
+            merged["Cookie"] = "; ".join(filter(None, [merged.get("Cookie"), *cookies]))
+        return [(name.encode("ascii"), value.encode()) for name, value in merged.items()]
+
+    async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
+        """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""
+        return await self._exchange("POST", url, self._headers(headers), body)
+
+    async def send(
+        self, request: ser.PreparedRequest, chosen: Chosen, base_url: str, call: hk.Call
+    ) -> res.Upstream:
+        """With credentials, then the before_request hooks; a 401 on a fetched token: one retry."""
+        stale: dict[tuple[str, str], str] = {}
+        while True:
+            attempt = copy.deepcopy(request)  # credentials are added to a copy
+            used = await self.credentials.apply(attempt, chosen, stale, self._post)
+            extra = {**self.settings.headers, **attempt.headers}  # PREFIX_HEADERS < parameters
+            headers = self._headers(extra, attempt.content_type, attempt.cookies)
+            method, url, body = attempt.method, attempt.url(base_url), attempt.body
+            if self.hooks.hooks:  # its before_request hooks run, and call.request is set
+                named = {name.decode(): value.decode() for name, value in headers}
+                wanted = hk.Request.parse(method, url, named, body)
+                hooks = self.hooks.before_for(call.tool)
+                method, url, headers, body = await run.run_before(hooks, call, wanted)
+            answer = await self._exchange(method, url, headers, body)
+            call.status, call.response_headers = answer.status, answer.headers
+            logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
+            if answer.status != 401 or not used or stale:
+                return answer
+            stale = used
+
+    async def _exchange(
+        self, method: str, url: str, headers: RawHeaders, body: bytes | None
+    ) -> res.Upstream:
+        """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
+        shown, timeout = self.credentials.shown_url(url), self.settings.timeout
+        what = f"{method} {shown}"
+        client = self._client or await self._http()
+        try:
+            async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
+                cap = self.settings.max_response_bytes
+                answer = await exchange(client, method, url, headers, body, cap=cap)
+        except TimeoutError:
+            limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
+            raise ToolError(
+                f"The API did not answer {what} within "
+                f"{limit if deadline.expired() else 'the timeout set in hooks.py'}."
+                " It may be overloaded or unreachable: try again later."
+            ) from None
+        except InvalidRequest as error:
+            raise ToolError(
+                f"The request {what} cannot be sent ({self.credentials.scrub(str(error))})."
+                " Nothing was sent to the API."
+            ) from None
+        except ConnectFailed as error:
+            problem = "a TLS/certificate error" if error.tls else "the connection failed"
+            raise ToolError(
+                f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
+                f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
+            ) from None
+        except Broken as error:
+            raise ToolError(
+                f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
+                " The request may or may not have been processed."
+            ) from None
+        omitted = answer.total - len(answer.kept)
+        status, reason, kept, cut = answer.status, answer.reason, answer.kept, answer.cut_short
+        return res.Upstream(method, shown, status, reason, answer.headers, kept, omitted, cut)

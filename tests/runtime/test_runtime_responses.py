@@ -402,24 +402,3 @@ async def test_a_credential_only_in_the_structured_content_is_redacted_there(mak
     )
     scrubbed = tools._scrubbed(result)
     assert scrubbed.structured_content == {"k": "a/[REDACTED]", "n": 1} and text_of(scrubbed) == "clean"
-
-
-@pytest.mark.parametrize(
-    ("schema", "expected"),
-    [
-        ({"type": "object"}, True),
-        ({"type": "object", "description": "d", "x-ext": 1, "$schema": "s"}, True),
-        ({"type": "object", "properties": {"a": {}, "b": {"description": "b", "title": "B"}}}, True),
-        ({"type": "object", "properties": {"a": {"type": "string"}}}, False),
-        ({"type": "object", "properties": {"a": {}}, "additionalProperties": False}, False),
-        ({"type": "object", "required": ["a"]}, False),
-        ({"type": "object", "properties": {"a": True}}, False),
-        ({"type": ["object", "null"]}, False),
-        ({"properties": {"a": {}}}, False),
-        ({}, False),
-    ],
-)
-def test_any_object_only_for_schemas_that_accept_every_object(schema: dict[str, Any], expected: bool) -> None:
-    from .conftest import template_module
-
-    assert template_module("responses").any_object(schema) is expected

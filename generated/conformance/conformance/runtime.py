@@ -1,21 +1,4 @@
-"""Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API.
-
-Copied verbatim into every generated package with its siblings: `settings.py` (the environment),
-`serialize.py` (arguments → request), `auth.py` (credentials), `sending.py` (request → API answer,
-through one httpx2.AsyncClient: `http_client.py`), `responses.py` (answer → result),
-`hooks_api.py` and `hooks_runner.py` (the user's hooks.py); their docstrings say the rules.
-Environment (PREFIX: the package's prefix; credentials: see auth.py):
-  PREFIX_BASE_URL            API base URL; its own path is kept (`https://h/api/v1` + `/items`)
-  PREFIX_TIMEOUT             seconds for each HTTP exchange, connect to last byte (default 30)
-  PREFIX_MAX_RESPONSE_BYTES  response bytes passed on to the client (default 1,000,000)
-  PREFIX_HEADERS             static headers as a JSON object, e.g. {"X-Tenant": "acme"}
-  PREFIX_CA_BUNDLE           PEM file of the CA certificates to trust for the API (not the system's)
-  PREFIX_CLIENT_CERT         mutual TLS: PEM client certificate (and its key, unless PREFIX_CLIENT_KEY)
-  PREFIX_CLIENT_KEY          mutual TLS: PEM private key (unencrypted) of PREFIX_CLIENT_CERT
-Proxies (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY) and SSL_CERT_FILE/SSL_CERT_DIR are read by
-httpx2. Every request also carries `User-Agent: <server>-mcp/<version>` and `Accept:
-application/json, */*;q=0.8` (PREFIX_HEADERS may override both). Redirects are not followed (a
-3xx is reported)."""
+"""Runtime of a generated MCP server: tools/list from `tool_data.json`, tools/call proxied to the API."""
 
 from __future__ import annotations
 
@@ -31,42 +14,27 @@ from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 from mcp import MCPError
+from mcp.types import CallToolResult
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
-    import auth  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
+    import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
-    import sending as snd  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import (  # type: ignore[import-not-found,unused-ignore]
-        DEFAULT_MAX_RESPONSE_BYTES,
-        DEFAULT_TIMEOUT,
-        ConfigError,
-        Settings,
-    )
+    from settings import ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import auth
     from . import hooks_api as hk
     from . import hooks_runner as run
+    from . import http_client as http
     from . import responses as res
-    from . import sending as snd
     from . import serialize as ser
-    from .settings import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, ConfigError, Settings
+    from .settings import ConfigError, Credentials, Settings, ToolError
 
-__all__ = [
-    "DEFAULT_MAX_RESPONSE_BYTES",
-    "DEFAULT_TIMEOUT",
-    "ConfigError",
-    "Settings",
-    "ToolRuntime",
-]
+__all__ = ["ConfigError", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
 
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
-
-
-ToolError = snd.ToolError
 
 
 class ToolRuntime:
@@ -79,57 +47,39 @@ class ToolRuntime:
             raise ConfigError(f"tool data format {data.get('format')!r} is not supported")
         server = data.get("server") or {}
         self.name = str(server.get("name") or "api")
-        self.version = str(server.get("version") or "0")
-        self.settings = settings
+        self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._tools: list[dict[str, Any]] = [*data["tools"]]
         self._by_name = {tool["name"]: tool for tool in self._tools}
-        self.hooks = hooks or hk.Hooks()
-        self._add_user_tools()
-        self._raw_routes: Mapping[str, Any] = data["routes"]
-        self._routes: dict[str, ser.Route] = {}
-        self._validators: dict[tuple[str, str], Any] = {}
-        self._any_object: dict[str, bool] = {}
-        self._list: dict[str, Any] | None = None
+        for wire in run.listed_tools(self.hooks, self._by_name):  # after the generated tools
+            self._tools.append(wire)
+            self._by_name[wire["name"]] = wire
+        self.hooks.check(self._by_name)
+        envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
+        self._list = {**envelope, "tools": self._tools}  # the SDK's default envelope fields
         schemes = data.get("securitySchemes") or {}
-        self.credentials = auth.Credentials(schemes, settings.env, settings.base_url)
-        sensitive = (v for k, v in settings.headers.items() if _SENSITIVE.search(k))
-        self.credentials.add_secrets(*sensitive)
-        agent = f"{self.name.removesuffix('-mcp')}-mcp/{self.version}"
-        self.sender = snd.Sender(settings, self.credentials, self.hooks, agent)
+        self.credentials = Credentials(schemes, settings.env, settings.base_url)
+        self.credentials.add_secrets(
+            *(v for k, v in settings.headers.items() if _SENSITIVE.search(k))
+        )
+        agent = f"{self.name.removesuffix('-mcp')}-mcp/{server.get('version') or '0'}"
+        self.sender = http.Sender(settings, self.credentials, self.hooks, agent)
 
     @classmethod
     def load(
         cls, path: str | os.PathLike[str], settings: Settings, hooks: hk.Hooks | None = None
     ) -> ToolRuntime:
-        """Read `tool_data.json` once; routes and validators are prepared on first use."""
+        """Read `tool_data.json` once (jsonschema is imported on the first call)."""
         try:
             with open(path, "rb") as file:
-                data = json.load(file)
-        except (OSError, ValueError) as error:
+                return cls(json.load(file), settings, hooks)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
-        try:
-            return cls(data, settings, hooks)
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
-
-    def _add_user_tools(self) -> None:
-        """The tools of hooks.py, after the generated ones (consistent with tools/list)."""
-        for wire in run.listed_tools(self.hooks, self._by_name):
-            self._tools.append(wire)
-            self._by_name[wire["name"]] = wire
-        self.hooks.check(self._by_name)
 
     def list_tools_result(self) -> dict[str, Any]:
-        """The tools/list result as sent (the SDK checks it once per protocol version: see wiring.py);
-        the envelope's fields (cache hints, result type) are the SDK's defaults."""
-        if self._list is None:
-            envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
-            self._list = {**envelope, "tools": self._tools}
+        """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
         return self._list
 
-    async def on_list_tools(
-        self, ctx: object, params: types.PaginatedRequestParams | None
-    ) -> dict[str, Any]:
+    async def on_list_tools(self, ctx: object, params: object) -> dict[str, Any]:
         return self.list_tools_result()
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
@@ -137,30 +87,17 @@ class ToolRuntime:
         tool = self._by_name.get(name)
         return tool["inputSchema"] if tool else None
 
-    def route(self, name: str) -> ser.Route:
-        if name not in self._routes:
-            self._routes[name] = ser.Route.from_json(self._raw_routes[name])
-        return self._routes[name]
-
-    def knows(self, name: str) -> bool:
-        """Whether `name` is a tool this runtime answers (call_tool raises MCPError for others)."""
-        return name in self._by_name and (name in self._raw_routes or name in self.hooks.tools)
-
-    async def on_call_tool(
-        self, ctx: object, params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
         return await self.call_tool(params.name, params.arguments)
 
-    async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None
-    ) -> types.CallToolResult:
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> CallToolResult:
         """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
-        if not self.knows(name):
+        if name not in self._by_name or (name not in self._routes and name not in self.hooks.tools):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
             result = await self._call(call, self._by_name[name])
-        except (ToolError, auth.AuthError) as error:
+        except ToolError as error:
             result = res.error_result(str(error))
         except hk.HookError as error:
             result = self._hook_error(name, error)
@@ -178,14 +115,14 @@ class ToolRuntime:
         details = "".join(traceback.format_exception(error))
         logger.error("%s:\n%s", what, self.credentials.scrub(details))
 
-    def _hook_error(self, name: str, error: hk.HookError) -> types.CallToolResult:
+    def _hook_error(self, name: str, error: hk.HookError) -> CallToolResult:
         if isinstance(error, run.HookFailed):
             self._log_failure(f"hooks.py, tool {name}: {error}", error.original)
         return res.error_result(str(error))
 
     async def _after(
-        self, call: hk.Call, hooks: list[hk.Hook], result: types.CallToolResult
-    ) -> types.CallToolResult:
+        self, call: hk.Call, hooks: list[hk.Hook], result: CallToolResult
+    ) -> CallToolResult:
         try:
             changed = await run.run_after(hooks, call, result)
         except hk.HookError as error:
@@ -193,7 +130,7 @@ class ToolRuntime:
         names = ", ".join(repr(hook.name) for hook in hooks)
         return self._conformed(call.tool, changed, f"as the after_result hook(s) {names} left it")
 
-    def _conformed(self, name: str, result: types.CallToolResult, how: str) -> types.CallToolResult:
+    def _conformed(self, name: str, result: CallToolResult, how: str) -> CallToolResult:
         """A success of a tool with an output schema must carry conforming structured content."""
         if result.is_error or "outputSchema" not in self._by_name[name]:
             return result
@@ -206,42 +143,28 @@ class ToolRuntime:
             f" ({problem}). Fix hooks.py; the call itself was made."
         )
 
-    def _scrubbed(self, result: types.CallToolResult) -> types.CallToolResult:
-        credentials = self.credentials
-        if not credentials.secrets:
+    def _scrubbed(self, result: CallToolResult) -> CallToolResult:
+        """The result with every known secret replaced (the same object when there is none)."""
+        if not self.credentials.secrets:
             return result
-        content = result.content
-        changed = {  # scrub returns its argument when it finds nothing
-            i: text
-            for i, c in enumerate(content)
-            if isinstance(c, types.TextContent)
-            and (text := credentials.scrub(c.text)) is not c.text
-        }
-        structured = result.structured_content
-        if not changed and (structured is None or not credentials.in_json(structured)):
-            return result  # nothing to hide
-        scrubbed = [
-            (
-                types.TextContent(text=changed.get(i, c.text))
-                if isinstance(c, types.TextContent)
-                else c
-            )
-            for i, c in enumerate(content)
+        scrub = self.credentials.scrub
+        content = [
+            c.model_copy(update={"text": scrub(c.text)}) if isinstance(c, types.TextContent) else c
+            for c in result.content
         ]
-        update: dict[str, Any] = {"content": scrubbed}
-        if structured is not None:
-            update["structured_content"] = credentials.scrub_json(structured)
-        return result.model_copy(update=update)
+        structured = self.credentials.scrub_json(result.structured_content)
+        if content == result.content and structured == result.structured_content:
+            return result
+        return result.model_copy(update={"content": content, "structured_content": structured})
 
-    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> types.CallToolResult:
+    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
-        errors = list(self._validator("in", name, tool["inputSchema"]).iter_errors(arguments))
-        if problems := res.argument_problems(name, errors):
+        if problems := res.argument_problems(name, _errors(tool["inputSchema"], arguments, "in")):
             raise ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
             return self._conformed(name, await run.run_tool(user_tool, call), made)
-        route = self.route(name)
+        route = ser.Route.from_json(self._routes[name])
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
@@ -249,49 +172,27 @@ class ToolRuntime:
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
         answer = await self.sender.send(request, chosen, base_url, call)
-        if answer.kind in ("json", "text") and self.credentials.secrets:
-            text = answer.body.decode("latin-1")
-            if (clean := self.credentials.scrub(text)) is not text:  # the same str: nothing found
-                answer = replace(answer, body=clean.encode("latin-1"))
+        if answer.kind in ("json", "text") and self.credentials.secrets:  # before any cut
+            clean = self.credentials.scrub(answer.body.decode("latin-1"))
+            answer = replace(answer, body=clean.encode("latin-1"))
         check = partial(self._output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
-        result: types.CallToolResult = res.tool_result(
-            answer,
-            server=self.name,
-            tool=name,
-            wrapped=route.wrapped,
-            output_check=check,
-            cut_hint=hint,
-        )
-        return result
+        return res.tool_result(answer, self.name, name, route.wrapped, check, hint)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
         schema = self._by_name[name].get("outputSchema") or {}
-        if isinstance(value, dict) and self._accepts_any_object(name, schema):
-            return None
-        problem: str | None = res.first_problem(
-            list(self._validator("out", name, schema).iter_errors(value))
-        )
-        return problem
-
-    def _accepts_any_object(self, name: str, schema: Mapping[str, Any]) -> bool:
-        """Whether the tool's output schema takes every object (no validator needed); once a tool."""
-        if name not in self._any_object:
-            self._any_object[name] = res.any_object(schema)
-        return self._any_object[name]
-
-    def _validator(self, kind: str, name: str, schema: Mapping[str, Any]) -> Any:
-        """Compiled once per tool: inputs also check `format`; outputs are checked as clients do."""
-        validator = self._validators.get((kind, name))
-        if validator is None:
-            from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-            from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
-
-            cls = validator_for(schema, default=Draft202012Validator)
-            validator = cls(schema, format_checker=cls.FORMAT_CHECKER if kind == "in" else None)
-            self._validators[(kind, name)] = validator
-        return validator
+        return res.first_problem(_errors(schema, value, "out"))
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
         await self.sender.aclose()
+
+
+def _errors(schema: Mapping[str, Any], value: Any, kind: str) -> list[Any]:
+    """jsonschema's errors: inputs also check `format`; outputs are checked as clients do."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+    from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
+
+    cls = validator_for(schema, default=Draft202012Validator)
+    checker = cls.FORMAT_CHECKER if kind == "in" else None
+    return list(cls(schema, format_checker=checker).iter_errors(value))

@@ -8,8 +8,6 @@ Start it with `conformance` (stdio) or
 from __future__ import annotations
 
 import argparse
-import gc
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,18 +21,6 @@ SERVER_TITLE = "MCP conformance fixtures"
 ENV_PREFIX = "CONFORMANCE"
 DEFAULT_BASE_URL = "https://conformance.example.com"
 TOOL_DATA = Path(__file__).with_name("tool_data.json")
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog=SERVER_NAME, description=__doc__)
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP only (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP only (default: 8000)")
-    parser.add_argument(
-        "--base-url", default=None, help=f"API base URL (default: ${ENV_PREFIX}_BASE_URL)"
-    )
-    return parser.parse_args(argv)
 
 
 async def serve_stdio(server: Any) -> None:
@@ -45,31 +31,31 @@ async def serve_stdio(server: Any) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-def serve_http(server: Any, host: str, port: int) -> None:
-    """Streamable HTTP at /mcp; each answer is one JSON body (the tools send no progress or requests of
-    their own, so an SSE stream per call would carry nothing more, at twice the cost); DNS-rebinding
-    protection is on for loopback hosts."""
-    import uvicorn
-
-    app = server.streamable_http_app(host=host, json_response=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
+    parser = argparse.ArgumentParser(prog=SERVER_NAME, description=__doc__)
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP only (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP only (default: 8000)")
+    parser.add_argument(
+        "--base-url", default=None, help=f"API base URL (default: ${ENV_PREFIX}_BASE_URL)"
+    )
+    args = parser.parse_args(argv)
     try:
         settings = runtime.Settings.from_env(
-            os.environ, prefix=ENV_PREFIX, default_base_url=DEFAULT_BASE_URL, base_url=args.base_url
+            prefix=ENV_PREFIX, default_base_url=DEFAULT_BASE_URL, base_url=args.base_url
         )
         hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
         tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)
     except runtime.ConfigError as error:
         print(f"{SERVER_NAME}: {error}", file=sys.stderr)
         return 2
-    gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
     server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
-        serve_http(server, args.host, args.port)
+        import uvicorn
+
+        # one JSON body per answer (the tools stream nothing); DNS-rebinding protection on loopback
+        app = server.streamable_http_app(host=args.host, json_response=True)
+        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     else:
         import anyio
 

@@ -1,8 +1,4 @@
-"""The low-level MCP server of a generated package, answered by its ToolRuntime.
-
-tools/list is answered from a constant: the first request of each protocol version goes through the SDK
-(which checks the result and shapes it for that version), and every later one gets that same result.
-"""
+"""The low-level MCP server of a generated package, answered by its ToolRuntime."""
 
 from __future__ import annotations
 
@@ -15,7 +11,8 @@ if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict
 
 
 class ListedOnce:
-    """Server middleware: tools/list answered from the result the SDK shaped for the connection's version."""
+    """Middleware: each protocol version's first tools/list goes through the SDK (which checks and
+    shapes the result); every later one gets that same result."""
 
     def __init__(self) -> None:
         self.by_version: dict[str, Any] = {}

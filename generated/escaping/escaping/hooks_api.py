@@ -1,34 +1,5 @@
-"""Your code around the generated tools: `hooks.py` registers it here, the runtime runs it.
-
-`hooks.py` (created once by openapi2mcp, never overwritten) defines `hooks = Hooks()` and decorates:
-
-  @hooks.before_request(*tools)              f(call, request) -> None, or a new Request
-  @hooks.after_result(*tools, errors=False)  f(call, result) -> None, or a new Result
-  @hooks.tool(name=None, description=None, input_schema=None, output_schema=None, title=None,
-              annotations=None)              f(arguments) or f(arguments, call) -> dict, str,
-                                             Result or another JSON value
-  @hooks.http_client()                       f(options) -> None, or new options
-
-- No tool names: every tool (after_result: your own tools too); else only the tools named, which
-  must exist (checked at start). Hooks run in the order they are defined; sync or async functions.
-- before_request runs just before each HTTP request is sent (after the runtime added parameters,
-  static headers and credentials; again for a retry after a refreshed OAuth2 token). `request.url`
-  is the full URL without its query, `request.params` the query (decoded pairs: untouched ones are
-  sent byte for byte, new or changed ones percent-encoded), `request.headers` case-insensitive.
-- after_result sees successful results, and error results too with `errors=True`, before secrets
-  are scrubbed. `result.data` is the structured content; changing it (assigned or in place) also
-  changes the JSON text block that mirrors it. A tool with an output schema must still meet it.
-- Tools: listed after the generated ones; a name already taken stops the server at start;
-  arguments are validated against `input_schema` (default: no arguments). A dict return value is
-  the structured content (plus the same JSON as text), a str is text, another JSON value becomes
-  `{"result": value}`. Sync tools run in a worker thread; async ones may `await call.call_tool()`.
-- http_client runs once, before the server's one httpx2.AsyncClient is created on first use:
-  `options` is the dict of keyword arguments the runtime passes to it (verify, trust_env, limits,
-  headers, cookies, follow_redirects, timeout); add or change any (transport, auth, event_hooks
-  with async functions, ...). Headers the runtime sets on each request win over client headers.
-- `raise HookError("...")` fails the call with exactly that message; any other exception in your
-  code fails the call with an isError result naming the function (traceback in the server's log).
-"""
+"""What `hooks.py` uses: the `Hooks` registry its decorators fill, and the `Call`, `Request` and
+`Result` that hooks receive. The rules are in the package README's "Hooks" section."""
 
 from __future__ import annotations
 
@@ -44,11 +15,9 @@ import mcp.types as types
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from responses import to_json  # type: ignore[import-not-found,unused-ignore]
     from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import serialize as ser
-    from .responses import to_json
     from .settings import TOKEN, ConfigError
 
 __all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
@@ -67,9 +36,7 @@ class Headers(MutableMapping[str, str]):
 
     def __init__(self, items: Mapping[str, str] | Collection[tuple[str, str]] = ()) -> None:
         self._items: dict[str, tuple[str, str]] = {}
-        pairs = items.items() if isinstance(items, Mapping) else items
-        for name, value in pairs:
-            self[name] = value
+        self.update(items)
 
     def __getitem__(self, name: str) -> str:
         return self._items[name.lower()][1]
@@ -137,7 +104,7 @@ class Request:
 
     @json.setter
     def json(self, value: Any) -> None:
-        self.body = to_json(value).encode()
+        self.body = ser.to_json(value).encode()
         kind = self.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json" and not kind.endswith("+json"):
             self.headers["Content-Type"] = "application/json"
@@ -202,28 +169,25 @@ class Result:
     @data.setter
     def data(self, value: dict[str, Any] | None) -> None:
         if value is not None and not isinstance(value, dict):
-            raise TypeError(
-                f"structured content is a JSON object: wrap it, {{'result': {value!r}}}"
-            )
+            wrapped = {"result": value}
+            raise TypeError(f"structured content is a JSON object: wrap it, {wrapped!r}")
         self.structured = value
-        self._mirror = types.TextContent(text=to_json(value)) if value is not None else None
+        self._mirror = types.TextContent(text=ser.to_json(value)) if value is not None else None
         self.content = [self._mirror] if self._mirror else self.content
 
     @classmethod
     def from_mcp(cls, result: types.CallToolResult) -> Result:
         structured, content = result.structured_content, list(result.content)
-        mirror = None
-        if structured is not None and len(content) == 1:
-            block = content[0]
-            if isinstance(block, types.TextContent) and block.text == to_json(structured):
-                mirror = block
+        mirror = content[0] if structured is not None and len(content) == 1 else None
+        if not isinstance(mirror, types.TextContent) or mirror.text != ser.to_json(structured):
+            mirror = None
         return cls(content, structured, bool(result.is_error), mirror)
 
     def to_mcp(self) -> types.CallToolResult:
         """The MCP result; a mirror text block left in place follows the (changed) data."""
         content = list(self.content)
         if self.structured is not None:
-            text = to_json(self.structured)  # (also fails early on what is not JSON)
+            text = ser.to_json(self.structured)  # (also fails early on what is not JSON)
             mirrored = len(content) == 1 and content[0] is self._mirror
             if mirrored and self._mirror is not None and text != self._mirror.text:
                 content = [types.TextContent(text=text)]
@@ -260,7 +224,7 @@ class Hook:
 
     @property
     def name(self) -> str:
-        return _name(self.function)
+        return str(getattr(self.function, "__qualname__", None) or repr(self.function))
 
 
 @dataclass(frozen=True)
@@ -275,15 +239,11 @@ class UserTool:
 
     @property
     def function_name(self) -> str:
-        return _name(self.function)
-
-
-def _name(function: Callable[..., Any]) -> str:
-    return str(getattr(function, "__qualname__", None) or repr(function))
+        return str(getattr(self.function, "__qualname__", None) or repr(self.function))
 
 
 class Hooks:
-    """The registry `hooks.py` fills; see the module docstring."""
+    """The registry `hooks.py` fills (the rules: the package README's "Hooks" section)."""
 
     def __init__(self) -> None:
         self.hooks: list[Hook] = []
@@ -341,12 +301,9 @@ class Hooks:
             wire["description"] = description or inspect.getdoc(function) or ""
             wire.update(inputSchema=schema, outputSchema=output_schema, annotations=annotations)
             wire = {key: value for key, value in wire.items() if value is not None}
-            positional = [
-                p
-                for p in inspect.signature(function).parameters.values()
-                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-            ]
-            self.tools[tool_name] = UserTool(function, wire, len(positional) >= 2)
+            params = inspect.signature(function).parameters.values()
+            positional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+            self.tools[tool_name] = UserTool(function, wire, positional >= 2)
             return function
 
         return register
@@ -364,17 +321,13 @@ class Hooks:
         return [h for h in self.hooks if h.kind == "http_client"]
 
     def _of(self, kind: str, tool: str, is_error: bool) -> list[Hook]:
-        return [
-            h
-            for h in self.hooks
-            if h.kind == kind and (not h.tools or tool in h.tools) and (h.errors or not is_error)
-        ]
+        wanted = (h for h in self.hooks if h.kind == kind and (h.errors or not is_error))
+        return [h for h in wanted if not h.tools or tool in h.tools]
 
     def check(self, known: Collection[str]) -> None:
         """Every tool a hook names exists (a typo would silently never run)."""
         for hook in self.hooks:
-            unknown = sorted(tool for tool in hook.tools if tool not in known)
-            if unknown:
+            if unknown := sorted(tool for tool in hook.tools if tool not in known):
                 raise ConfigError(
                     f"hooks.py: the {hook.kind} hook {hook.name!r} names unknown tool(s) "
                     f"{', '.join(map(repr, unknown))}"

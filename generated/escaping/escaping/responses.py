@@ -1,22 +1,6 @@
-"""How one HTTP answer becomes one MCP tool result (pure: no I/O).
-
-- JSON (`application/json`, `+json`) → `structuredContent` (an object as is; any other value, or
-  every value when the output schema wraps, as `{"result": value}`) plus the same JSON as one
-  compact text block. Invalid JSON from a server that claims JSON → an error result.
-- `text/*`, XML, CSV, YAML and other textual types → text; `image/*` (not SVG) → image content;
-  `audio/*` → audio content; any other type → an embedded resource with a base64 blob, its URI
-  `<server>://<tool>/<filename from Content-Disposition, else "response">`.
-- An empty body (204, HEAD) → a short text with the status (and `Location`, if any).
-- Status >= 400 → `isError`, the status, reason, `Retry-After`, and the body cut to
-  ERROR_BODY_CHARS characters; never `structuredContent`.
-- A body over the size cap is cut; the result says so and how many bytes were left out.
-- Output schemas: MCP clients reject a success result whose `structuredContent` is missing or does
-  not conform to the tool's output schema (they do not check error results). So when the tool has
-  an output schema and the data cannot meet it (the API broke its own schema, a text or empty body
-  the schema does not allow, a cut response), the result is `isError: true`, opens with a note that
-  the call DID succeed and must not be repeated for that reason, and carries the data as content.
-  Without an output schema, only JSON answers carry `structuredContent`.
-"""
+"""How one HTTP answer becomes one MCP tool result (pure: no I/O). When a tool's output schema
+cannot be met (the API broke its own schema, a text or empty body, a cut response), the result is
+an isError one that says the call DID succeed: MCP clients reject a non-conforming success."""
 
 from __future__ import annotations
 
@@ -25,13 +9,20 @@ import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import mcp.types as types
 
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    from serialize import to_json  # type: ignore[import-not-found,unused-ignore]
+else:
+    from .serialize import to_json
+
+Check = Callable[[Any], str | None]  # why a value does not meet the output schema, or None
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
 _MAX_PROBLEMS = 8
+_DENIED = "The credentials set for this MCP server are missing, wrong or not allowed this."
 _TEXTUAL = ("json", "xml", "yaml", "csv", "javascript", "x-www-form-urlencoded", "graphql")
 
 
@@ -84,21 +75,10 @@ def error_result(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
 
-def to_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 def tool_result(
-    answer: Upstream,
-    *,
-    server: str,
-    tool: str,
-    wrapped: bool,
-    output_check: Callable[[Any], str | None] | None,
-    cut_hint: str,
+    answer: Upstream, server: str, tool: str, wrapped: bool, check: Check | None, cut_hint: str
 ) -> types.CallToolResult:
-    """The result for `answer`. `output_check` (None: no output schema) returns why a value does not
-    conform, or None; `cut_hint` names the setting that caps response sizes."""
+    """The result for `answer`; `check` says why a value misses the output schema (None: none)."""
     if answer.status >= 400:
         return error_result(status_text(answer))
     status = f"HTTP {answer.status} {answer.reason}".strip()
@@ -106,12 +86,10 @@ def tool_result(
     if not answer.body and not answer.omitted:
         location = answer.headers.get("location")
         text = f"{status} (empty response body)" + (f"; Location: {location}" if location else "")
-        return _success(answer, [text], {}, "the response body is empty", output_check)
+        return _success(answer, text, {}, "the response body is empty", check)
     if kind == "json" and not answer.omitted:
         try:
-            value = _JSON.decode(
-                answer.body.decode(json.detect_encoding(answer.body), "surrogatepass")
-            )
+            value = json.loads(answer.body, parse_constant=_no_constant)
         except ValueError as error:
             return error_result(
                 f"The API answered {status} with Content-Type {answer.mime}, but the body is not valid"
@@ -119,17 +97,17 @@ def tool_result(
                 + answer.text()[:500]
             )
         structured = {"result": value} if wrapped or not isinstance(value, dict) else value
-        return _success(answer, [to_json(structured)], structured, "", output_check)
+        return _success(answer, to_json(structured), structured, "", check)
     cut = (
         f"\n[Response cut: {answer.omitted:,}{' or more' if answer.omitted_at_least else ''} bytes"
         f" were left out ({cut_hint}). Narrow the request (filters, paging) to get the rest.]"
     )
     if answer.omitted:
         text = answer.text() if kind in ("json", "text") else f"{status}: a {answer.mime} body."
-        return _success(answer, [text + cut], None, "the response was cut", output_check)
+        return _success(answer, text + cut, None, "the response was cut", check)
     if kind == "text":
         text = answer.text()
-        return _success(answer, [text], {"result": text}, f"it is {answer.mime}", output_check)
+        return _success(answer, text, {"result": text}, f"it is {answer.mime}", check)
     data = base64.b64encode(answer.body).decode()
     block: types.ContentBlock
     if kind == "image":
@@ -142,49 +120,37 @@ def tool_result(
         scheme = re.sub(r"[^a-z0-9+.-]", "-", server.lower()).lstrip("0123456789+.-") or "api"
         uri = f"{scheme}://{quote(tool, safe='')}/{quote(filename[1] if filename else 'response')}"
         mime = answer.mime or "application/octet-stream"
-        block = types.EmbeddedResource(
-            resource=types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
-        )
-    return _success(answer, [block], None, f"it is {answer.mime or 'binary data'}", output_check)
+        blob = types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
+        block = types.EmbeddedResource(resource=blob)
+    return _success(answer, block, None, f"it is {answer.mime or 'binary data'}", check)
 
 
 def _success(
-    answer: Upstream,
-    content: Sequence[str | types.ContentBlock],
-    structured: Any,
-    not_json: str,
-    output_check: Callable[[Any], str | None] | None,
+    answer: Upstream, shown: str | types.ContentBlock, data: Any, not_json: str, check: Check | None
 ) -> types.CallToolResult:
     """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema)."""
-    blocks: list[types.ContentBlock] = [
-        types.TextContent(text=c) if isinstance(c, str) else c for c in content
-    ]
-    if output_check is None:
-        return types.CallToolResult(
-            content=blocks, structured_content=None if not_json else structured
-        )
-    problem = output_check(structured) if structured is not None else not_json
+    block = types.TextContent(text=shown) if isinstance(shown, str) else shown
+    if check is None:
+        return types.CallToolResult(content=[block], structured_content=None if not_json else data)
+    problem = check(data) if data is not None else not_json
     if problem is None:
-        return types.CallToolResult(content=blocks, structured_content=structured)
+        return types.CallToolResult(content=[block], structured_content=data)
     why = not_json or f"its data does not match the tool's output schema ({problem})"
     note = (
         f"Note: the API call succeeded (HTTP {answer.status} {answer.reason}), but {why}; the result"
         " is given as plain content below and flagged as an error only because this tool declares an"
         " output schema. Do not repeat the call because of this note."
     )
-    return types.CallToolResult(content=[types.TextContent(text=note), *blocks], is_error=True)
+    return types.CallToolResult(content=[types.TextContent(text=note), block], is_error=True)
 
 
 def status_text(answer: Upstream) -> str:
-    lines = [
-        f"The API answered HTTP {answer.status} {answer.reason} to {answer.method} {answer.url}."
-    ]
+    status = f"HTTP {answer.status} {answer.reason}"
+    lines = [f"The API answered {status} to {answer.method} {answer.url}."]
     if retry := answer.headers.get("retry-after"):
         lines.append(f"Retry-After: {retry} (wait that long before trying again).")
     if answer.status in (401, 403):
-        lines.append(
-            "The credentials set for this MCP server are missing, wrong or not allowed this."
-        )
+        lines.append(_DENIED)
     if not answer.body:
         lines.append("(empty response body)")
     elif answer.kind not in ("json", "text"):
@@ -201,59 +167,16 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-# one decoder for every answer: json.loads(parse_constant=...) would build one a call
-_JSON = json.JSONDecoder(parse_constant=_no_constant)
-
-
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 def json_path(parts: Sequence[Any]) -> str:
     """`$.filter.status`, `$.tags[0]`, `$['odd name']`."""
-    out = "$"
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if re.fullmatch(r"\w+", part) else f"[{part!r}]"
-    return out
-
-
-_ANNOTATIONS = frozenset(
-    (
-        "title",
-        "description",
-        "examples",
-        "default",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$comment",
-        "$schema",
+    return "$" + "".join(
+        f"[{p}]" if isinstance(p, int) else f".{p}" if re.fullmatch(r"\w+", p) else f"[{p!r}]"
+        for p in parts
     )
-)
-
-
-def _annotation(key: str) -> bool:
-    return key in _ANNOTATIONS or key.startswith("x-")
-
-
-def any_object(schema: Any) -> bool:
-    """Whether `schema` accepts exactly the JSON objects: `type: object`, properties that accept
-    anything, annotations (a compact output schema often is no more): no validator needed."""
-    if not isinstance(schema, dict) or schema.get("type") != "object":
-        return False
-    for key, value in schema.items():
-        if key == "properties" and isinstance(value, dict):
-            vacuous = (
-                isinstance(sub, dict) and all(map(_annotation, sub)) for sub in value.values()
-            )
-            if all(vacuous):
-                continue
-        if key != "type" and not _annotation(key):
-            return False
-    return True
 
 
 def first_problem(errors: Sequence[Any]) -> str | None:
@@ -265,8 +188,7 @@ def first_problem(errors: Sequence[Any]) -> str | None:
 
 
 def argument_problems(tool: str, errors: Sequence[Any]) -> str | None:
-    """None without errors; else each bad argument (JSON path) with its rule, unknown ones with
-    the valid names."""
+    """None, or each bad argument (JSON path) with its rule, unknown ones with the valid names."""
     if not errors:
         return None
     lines = []

@@ -1,24 +1,7 @@
 """How one tool call's arguments become one HTTP request: OpenAPI parameter styles and bodies.
 
-Pure functions over a route of `tool_data.json` (see docs/tool-data.md); standard library only.
-Encoding rules, fixed here so that every generated server sends the same bytes:
-
-- Everything outside RFC 3986 *unreserved* (`A-Z a-z 0-9 - . _ ~`) is percent-encoded as UTF-8,
-  so a path value is always ONE segment (`a/b` → `a%2Fb`) and a segment made only of dots is
-  encoded too (`..` → `%2E%2E`): no traversal, no new query, fragment or host.
-- Style delimiters stay literal, as in the OpenAPI style tables: `,` (form, simple), `|`
-  (pipeDelimited), `%20` (spaceDelimited), `[` `]` (deepObject), `.` (label), `;` `=` (matrix).
-- `allowReserved` keeps RFC 3986 reserved characters literal in query values, except `#` and `&`,
-  which would cut or split the query string and are always encoded.
-- Booleans are written `true`/`false`; numbers as in JSON; nested values inside arrays or objects
-  and parameters described by `content` are compact JSON text. A `null` parameter or form or
-  multipart field counts as not given; a JSON body keeps the fields given, `null` included.
-- Multipart: a binary field (base64 argument) is a file part named after the field, with the
-  encoding's content type (default application/octet-stream); an array gives one part per item;
-  objects are JSON parts; other values are plain text parts. Wildcard media types (`*/*`) are sent
-  as application/json, application/octet-stream or text/plain.
-- Header values may not contain control characters (CR/LF can never inject a header);
-  cookie parameters end up in one `Cookie` header (`a=1; b=2`).
+Pure functions over a route of `tool_data.json`, standard library only; the rules are the README's
+"Requests" table (everything outside RFC 3986 unreserved percent-encoded, style delimiters literal).
 """
 
 from __future__ import annotations
@@ -29,12 +12,13 @@ import json
 import re
 import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote
 
 _RESERVED_KEPT = ":/?[]@!$'()*+,;="  # allowReserved: reserved characters sent literally (not # &)
 _TEMPLATE = re.compile(r"\{([^{}]+)\}")
+_QUOTED = str.maketrans({'"': "%22", "\r": "%0D", "\n": "%0A"})  # in a multipart part's name
 CONTROL_CHARS = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # never in a header value (tab is fine)
 
 
@@ -47,7 +31,6 @@ class Param:
     arg: str
     name: str
     location: str
-    required: bool = False
     style: str | None = None
     explode: bool | None = None
     allow_reserved: bool = False
@@ -64,16 +47,13 @@ class Body:
     binary: bool
 
 
-Security = tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]  # OR of AND of (scheme, scopes)
-
-
 @dataclass(frozen=True, slots=True)
 class Route:
     method: str
     path: str
     params: tuple[Param, ...]
     body: Body | None
-    security: Security
+    security: tuple[tuple[tuple[str, tuple[str, ...]], ...], ...]  # OR of AND of (scheme, scopes)
     wrapped: bool
     has_output_schema: bool
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
@@ -81,41 +61,34 @@ class Route:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Route:
-        params = tuple(_param(p, p["in"]) for p in data.get("params") or ())
         raw, body = data.get("body"), None
         if raw:
-            fields = [
-                _param(f, "file" if f.get("binary") else "body") for f in raw.get("fields") or ()
-            ]
+            fields = tuple(map(_param, raw.get("fields") or ()))
             media, kind, required = raw["mediaType"], raw["kind"], bool(raw.get("required"))
-            body = Body(
-                media, kind, required, tuple(fields), raw.get("arg"), bool(raw.get("binary"))
-            )
-        security = tuple(
-            tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
-            for alternative in data.get("security") or ()
-        )
-        method, wrapped = str(data["method"]).upper(), bool(data.get("wrapped"))
-        has_output = bool(data.get("hasOutputSchema"))
-        fixed = tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ())
-        own = data.get("baseUrl")
+            body = Body(media, kind, required, fields, raw.get("arg"), bool(raw.get("binary")))
         return cls(
-            method,
+            str(data["method"]).upper(),
             data["path"],
-            params,
+            tuple(map(_param, data.get("params") or ())),
             body,
-            security,
-            wrapped,
-            has_output,
-            fixed,
-            own and str(own),
+            tuple(
+                tuple((use["scheme"], tuple(use.get("scopes") or ())) for use in alternative)
+                for alternative in data.get("security") or ()
+            ),
+            bool(data.get("wrapped")),
+            bool(data.get("hasOutputSchema")),
+            tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ()),
+            data.get("baseUrl") and str(data["baseUrl"]),
         )
 
 
-def _param(raw: Mapping[str, Any], location: str) -> Param:
-    required, reserved = bool(raw.get("required")), bool(raw.get("allowReserved"))
-    style, explode, content = raw.get("style"), raw.get("explode"), raw.get("contentType")
-    return Param(raw["arg"], raw["name"], location, required, style, explode, reserved, content)
+def _param(raw: Mapping[str, Any]) -> Param:
+    """A parameter, or a body field (location "body", or "file" for binary: base64)."""
+    location = raw.get("in") or ("file" if raw.get("binary") else "body")
+    style, explode, reserved = raw.get("style"), raw.get("explode"), bool(raw.get("allowReserved"))
+    return Param(
+        raw["arg"], raw["name"], location, style, explode, reserved, raw.get("contentType")
+    )
 
 
 @dataclass(slots=True)
@@ -144,10 +117,11 @@ def scalar(value: Any) -> str:
     """A primitive as text: `true`/`false`, JSON numbers, strings as is, anything else as JSON."""
     if isinstance(value, str):
         return value
-    return "" if value is None else _json(value)
+    return "" if value is None else to_json(value)
 
 
-def _json(value: Any) -> str:
+def to_json(value: Any) -> str:
+    """Compact JSON text, UTF-8 characters kept."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -177,7 +151,7 @@ def path_value(p: Param, value: Any) -> str:
     style, explode, name = p.style or "simple", bool(p.explode), pct(p.name)
     split = None if p.content_type else _split(value, pct)
     if split is None:
-        text = pct(_json(value) if p.content_type else scalar(value))
+        text = pct(to_json(value) if p.content_type else scalar(value))
         if style == "matrix":
             return f";{name}={text}" if text else f";{name}"
         return "." + text if style == "label" else text
@@ -185,11 +159,8 @@ def path_value(p: Param, value: Any) -> str:
     if style == "matrix":
         if not explode:
             return f";{name}=" + ",".join(flat)
-        return (
-            "".join(f";{kv}" for kv in pairs)
-            if pairs is not None
-            else "".join(f";{name}={v}" for v in flat)
-        )
+        kvs = pairs if pairs is not None else [f"{name}={v}" for v in flat]
+        return "".join(f";{kv}" for kv in kvs)
     tokens = pairs if explode and pairs is not None else flat
     return "." + ("." if explode else ",").join(tokens) if style == "label" else ",".join(tokens)
 
@@ -201,7 +172,7 @@ def query_pairs(p: Param, value: Any) -> list[str]:
     keep = _RESERVED_KEPT if p.allow_reserved else ""
     name = pct(p.name, "[]")
     if p.content_type:
-        return [f"{name}={pct(_json(value), keep)}"]
+        return [f"{name}={pct(to_json(value), keep)}"]
     if style == "deepObject" and isinstance(value, dict):
         return _deep(p.name, value, keep)
     split = _split(value, lambda text: pct(text, keep))
@@ -222,11 +193,8 @@ def _deep(prefix: str, value: Mapping[str, Any], keep: str) -> list[str]:
         if isinstance(item, dict):
             pairs += _deep(name, item, keep)
         else:
-            pairs += [
-                f"{pct(name, '[]')}={pct(scalar(x), keep)}"
-                for x in (item if isinstance(item, list) else [item])
-                if x is not None
-            ]
+            items = item if isinstance(item, list) else [item]
+            pairs += [f"{pct(name, '[]')}={pct(scalar(x), keep)}" for x in items if x is not None]
     return pairs
 
 
@@ -234,7 +202,7 @@ def header_value(p: Param, value: Any) -> str:
     """simple style: `a,b` for arrays, `k,v` or `k=v` (explode) for objects; no control chars."""
     split = None if p.content_type else _split(value, str)
     if split is None:
-        text = _json(value) if p.content_type else scalar(value)
+        text = to_json(value) if p.content_type else scalar(value)
     else:
         text = ",".join(split[1] if p.explode and split[1] is not None else split[0])
     return checked_header(p.arg, text)
@@ -248,13 +216,6 @@ def checked_header(what: str, text: str) -> str:
             "control characters such as CR or LF"
         )
     return text.strip(" \t")
-
-
-def cookie_pairs(p: Param, value: Any) -> list[str]:
-    """form style, values percent-encoded: `id=3,4,5`, or one pair per item when exploded."""
-    return query_pairs(
-        Param(p.arg, p.name, "cookie", False, "form", bool(p.explode), False, p.content_type), value
-    )
 
 
 def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest:
@@ -276,8 +237,9 @@ def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest
             if value in ([], {}):
                 continue  # an empty list or object has no simple-style text: the header is left out
             request.headers[p.name] = header_value(p, value)
-        elif p.location == "cookie":
-            request.cookies += cookie_pairs(p, value)
+        elif p.location == "cookie":  # form style, never allowReserved: `id=3,4,5` or exploded
+            form = replace(p, style="form", explode=bool(p.explode), allow_reserved=False)
+            request.cookies += query_pairs(form, value)
 
     def fill(match: re.Match[str]) -> str:
         if match.group(1) not in path_values:
@@ -293,25 +255,19 @@ def build_request(route: Route, arguments: Mapping[str, Any]) -> PreparedRequest
 
 
 def _add_body(request: PreparedRequest, body: Body, arguments: Mapping[str, Any]) -> None:
-    if body.arg is not None:
-        if arguments.get(body.arg) is None:
-            if not body.required:
-                return
-            raise ArgumentError(f"Argument '{body.arg}' (the request body) is required")
-        value = arguments[body.arg]
+    if body.arg is None:
+        value: Any = {f.arg: arguments[f.arg] for f in body.fields if f.arg in arguments}
     else:
-        given = {f.arg: arguments[f.arg] for f in body.fields if f.arg in arguments}
-        if not given and not body.required:
-            return
-        value = given
+        value = arguments.get(body.arg)
+    if not body.required and (value is None or (body.arg is None and not value)):
+        return
+    if value is None:
+        raise ArgumentError(f"Argument '{body.arg}' (the request body) is required")
     media = body.media_type
     if body.kind == "json":
-        payload = (
-            value
-            if body.arg is not None
-            else {f.name: value[f.arg] for f in body.fields if f.arg in value}
-        )
-        request.body = _json(payload).encode()
+        if body.arg is None:  # the flattened fields under their wire names
+            value = {f.name: value[f.arg] for f in body.fields if f.arg in value}
+        request.body = to_json(value).encode()
         request.content_type = "application/json" if "*" in media else media
     elif body.kind == "form":
         request.body = "&".join(_form_pairs(body, value)).encode("ascii")
@@ -346,21 +302,17 @@ def _form_pairs(body: Body, value: Any) -> list[str]:
     return pairs
 
 
-def _quoted(text: str) -> str:
-    return text.replace('"', "%22").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def _multipart(body: Body, value: Any, boundary: str) -> bytes:
     out = bytearray()
     for f, item in _fields(body, value):
         for part in item if isinstance(item, list) else [item]:
-            disposition = f'form-data; name="{_quoted(f.name)}"'
+            disposition = f'form-data; name="{f.name.translate(_QUOTED)}"'
             if f.location == "file":
                 data = decode_base64(f.arg, part)
-                disposition += f'; filename="{_quoted(f.name)}"'
+                disposition += f'; filename="{f.name.translate(_QUOTED)}"'
                 content_type: str | None = f.content_type or "application/octet-stream"
             elif isinstance(part, dict | list) or "json" in (f.content_type or ""):
-                data = _json(part).encode()
+                data = to_json(part).encode()
                 content_type = f.content_type or "application/json"
             else:
                 data, content_type = scalar(part).encode(), f.content_type

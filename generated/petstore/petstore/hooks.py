@@ -1,9 +1,7 @@
-"""Your code around the tools of this MCP server: change requests before they are sent, results
-before they are returned, add tools of your own, and adjust the HTTP client.
+"""Your code around the tools of this MCP server (the rules: the README's "Hooks" section).
 
-openapi2mcp created this file once and never overwrites it: it is yours (regenerating keeps it; if
-you delete it, the next generation writes this template again). The rules are in hooks_api.py and
-in the README's "Hooks" section. The examples below are off: remove their leading `# ` to use them.
+openapi2mcp created this file once and never overwrites it: it is yours (delete it and the next
+generation writes this template again). The examples below are off: remove their leading `# `.
 """
 
 from __future__ import annotations
@@ -19,9 +17,7 @@ hooks = Hooks()
 #     request.headers["X-Trace-Id"] = f"mcp-{call.tool}"
 #     request.params.append(("source", "mcp"))
 
-# One tool (or several names): change its result. `result.data` is the structured content (the
-# JSON text that mirrors it follows; a tool with an output schema must still meet it). Error
-# results reach only the hooks registered with errors=True.
+# One tool (or several names): change its result; error results only with errors=True.
 #
 # @hooks.after_result("listPets")
 # async def add_note(call: Call, result: Result) -> None:
@@ -44,9 +40,7 @@ hooks = Hooks()
 # async def echo(arguments: dict[str, object], call: Call) -> dict[str, object]:
 #     return {"text": arguments["text"]}  # or `await call.call_tool(...)` for a generated tool
 
-# The HTTP client (one httpx2.AsyncClient), before it is made on first use: `options` are the keyword
-# arguments the server passes to it (verify, trust_env, limits, cookies, follow_redirects,
-# timeout); change them or add your own: transport, auth, event_hooks (async functions), headers.
+# The HTTP client (one httpx2.AsyncClient), before it is made: its keyword arguments are yours.
 #
 # @hooks.http_client()
 # def log_requests(options: dict[str, object]) -> None:
