@@ -8,6 +8,7 @@ Start it with `conformance` (stdio) or
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except runtime.ConfigError as error:
         print(f"{SERVER_NAME}: {error}", file=sys.stderr)
         return 2
+    gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
     server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
         import uvicorn

@@ -5,14 +5,13 @@ server; `exchange` is one capped exchange, httpx2's errors as short messages."""
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import os
 import re
 import socket
 import ssl
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
 from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined,unused-ignore]
@@ -261,7 +260,12 @@ class Sender:
         """With credentials, then the before_request hooks; a 401 on a fetched token: one retry."""
         stale: dict[tuple[str, str], str] = {}
         while True:
-            attempt = copy.deepcopy(request)  # credentials are added to a copy
+            attempt = replace(  # credentials are added to a copy of the mutable parts
+                request,
+                query=[*request.query],
+                headers={**request.headers},
+                cookies=[*request.cookies],
+            )
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
             extra = {**self.settings.headers, **attempt.headers}  # PREFIX_HEADERS < parameters
             headers = self._headers(extra, attempt.content_type, attempt.cookies)

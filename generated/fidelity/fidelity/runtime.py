@@ -48,6 +48,8 @@ class ToolRuntime:
         server = data.get("server") or {}
         self.name = str(server.get("name") or "api")
         self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
+        self._parsed: dict[str, ser.Route] = {}  # routes parsed on first use
+        self._validators: dict[tuple[str, str], Any] = {}  # compiled on first use: see _errors
         self._tools: list[dict[str, Any]] = [*data["tools"]]
         self._by_name = {tool["name"]: tool for tool in self._tools}
         for wire in run.listed_tools(self.hooks, self._by_name):  # after the generated tools
@@ -159,12 +161,14 @@ class ToolRuntime:
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
-        if problems := res.argument_problems(name, _errors(tool["inputSchema"], arguments, "in")):
+        if problems := res.argument_problems(name, self._errors(name, "in", arguments)):
             raise ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
             return self._conformed(name, await run.run_tool(user_tool, call), made)
-        route = ser.Route.from_json(self._routes[name])
+        route = self._parsed.get(name) or self._parsed.setdefault(
+            name, ser.Route.from_json(self._routes[name])
+        )
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
@@ -180,19 +184,23 @@ class ToolRuntime:
         return res.tool_result(answer, self.name, name, route.wrapped, check, hint)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
-        schema = self._by_name[name].get("outputSchema") or {}
-        return res.first_problem(_errors(schema, value, "out"))
+        return res.first_problem(self._errors(name, "out", value))
+
+    def _errors(self, name: str, kind: str, value: Any) -> list[Any]:
+        """jsonschema's errors against the tool's input (`in`, `format` checked too) or output schema
+        (`out`, checked as clients do); each validator compiled once."""
+        validator = self._validators.get((name, kind))
+        if validator is None:
+            from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+            from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
+
+            tool = self._by_name[name]
+            schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
+            cls = validator_for(schema, default=Draft202012Validator)
+            checker = cls.FORMAT_CHECKER if kind == "in" else None
+            validator = self._validators[(name, kind)] = cls(schema, format_checker=checker)
+        return list(validator.iter_errors(value))
 
     async def aclose(self) -> None:
         """Close the shared HTTP client (call at shutdown)."""
         await self.sender.aclose()
-
-
-def _errors(schema: Mapping[str, Any], value: Any, kind: str) -> list[Any]:
-    """jsonschema's errors: inputs also check `format`; outputs are checked as clients do."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-    from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
-
-    cls = validator_for(schema, default=Draft202012Validator)
-    checker = cls.FORMAT_CHECKER if kind == "in" else None
-    return list(cls(schema, format_checker=checker).iter_errors(value))
