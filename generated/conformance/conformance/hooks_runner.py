@@ -88,13 +88,10 @@ async def make_client(
         with _your_code(f"The http_client hook {hook.name!r}", _NOTHING_SENT):
             changed = await _run(hook.function, dict, options)
             options = changed if changed is not None else options
-    if not hooks:
-        return make(**options)
     names = ", ".join(repr(hook.name) for hook in hooks)
     what = f"The HTTP client made with the options of the http_client hook(s) {names}"
-    with _your_code(what, _NOTHING_SENT):
-        client = make(**options)
-    return client
+    with _your_code(what, _NOTHING_SENT):  # without hooks, the runtime's own options cannot fail
+        return make(**options)
 
 
 async def run_after(
@@ -119,8 +116,7 @@ async def run_tool(tool: hk.UserTool, call: hk.Call) -> types.CallToolResult:
         else:
             value = await anyio.to_thread.run_sync(tool.function, *args)
             value = await value if inspect.isawaitable(value) else value
-        result = hk.Result.of(value).to_mcp()
-    return result
+        return hk.Result.of(value).to_mcp()
 
 
 def load_hooks(package: str | None) -> hk.Hooks:

@@ -86,8 +86,7 @@ class ToolRuntime:
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """For `Server(get_tool_input_schema=...)`."""
-        tool = self._by_name.get(name)
-        return tool["inputSchema"] if tool else None
+        return self._by_name[name]["inputSchema"] if name in self._by_name else None
 
     async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
         return await self.call_tool(params.name, params.arguments)
@@ -166,9 +165,8 @@ class ToolRuntime:
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
             return self._conformed(name, await run.run_tool(user_tool, call), made)
-        route = self._parsed.get(name) or self._parsed.setdefault(
-            name, ser.Route.from_json(self._routes[name])
-        )
+        if (route := self._parsed.get(name)) is None:
+            route = self._parsed[name] = ser.Route.from_json(self._routes[name])
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
@@ -187,16 +185,15 @@ class ToolRuntime:
         return res.first_problem(self._errors(name, "out", value))
 
     def _errors(self, name: str, kind: str, value: Any) -> list[Any]:
-        """jsonschema's errors against the tool's input (`in`, `format` checked too) or output schema
-        (`out`, checked as clients do); each validator compiled once."""
-        validator = self._validators.get((name, kind))
-        if validator is None:
-            from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
-            from jsonschema.validators import validator_for  # type: ignore[import-untyped,unused-ignore]
+        """jsonschema's errors for the tool's input (`format` too) or output; validators made once."""
+        if (validator := self._validators.get((name, kind))) is None:
+            import jsonschema  # type: ignore[import-untyped,unused-ignore]
 
             tool = self._by_name[name]
             schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
-            cls = validator_for(schema, default=Draft202012Validator)
+            cls = jsonschema.validators.validator_for(
+                schema, default=jsonschema.Draft202012Validator
+            )
             checker = cls.FORMAT_CHECKER if kind == "in" else None
             validator = self._validators[(name, kind)] = cls(schema, format_checker=checker)
         return list(validator.iter_errors(value))
