@@ -37,6 +37,7 @@ from openapi2mcp.tools.naming import env_token
 from openapi2mcp.tools.overrides import OverrideError, validate_overrides
 from openapi2mcp.tools.selectors import SELECTOR_FORMS, SelectorError, parse_all
 from openapi2mcp.tools.servers import ServerVariableError
+from openapi2mcp.tools.toolsets import default_problem, rule_problem
 
 app = typer.Typer(
     add_completion=False,
@@ -249,6 +250,8 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
         exclude=_selectors(settings, "exclude"),
         overrides=tuple(_get(settings, "overrides", {}).values()),
         overlays=tuple(_get(settings, "overlays", ())),
+        toolsets=_toolset_rules(settings),
+        default_toolsets=_default_toolsets(settings),
     )
     try:
         validate_overrides(options.overrides, options.name_style)
@@ -318,6 +321,29 @@ def _selectors(settings: Settings, key: str) -> tuple[str, ...]:
         parse_all(setting.value)
     except SelectorError as error:
         raise ConfigError(f"{setting.origin}: {error}") from None
+    return tuple(setting.value)
+
+
+def _toolset_rules(settings: Settings) -> tuple[tuple[str, str], ...]:
+    setting = settings.get("toolsets")
+    if setting is None:
+        return ()
+    rules = tuple(setting.value.items())
+    for selector, name in rules:
+        if problem := rule_problem(selector, name):
+            raise ConfigError(f"{setting.origin}: {problem}")
+    return rules
+
+
+def _default_toolsets(settings: Settings) -> tuple[str, ...]:
+    setting = settings.get("default-toolsets")
+    if setting is None:
+        return ()
+    if not setting.value:
+        raise ConfigError(f"{setting.origin}: name at least one toolset, or leave the key out (all)")
+    for name in setting.value:
+        if problem := default_problem(name):
+            raise ConfigError(f"{setting.origin}: {problem}")
     return tuple(setting.value)
 
 

@@ -3,11 +3,13 @@
 The file is `--config FILE`, else `openapi2mcp.toml` in the current directory, else `pyproject.toml`
 there if it has the table. Its keys are the long option names (`env-prefix`, `server-vars`, `overlays`,
 ...); `[profiles.NAME]` tables hold any of them and apply on top of the base table with `--profile NAME`;
-`[overrides."ID or METHOD /path"]` tables change one operation's tool. Layers merge in the order
-base < profile < command line (`merge`): scalars and lists replace, the tables `server-vars` and
-`overrides` merge by key. Relative paths are relative to the file's directory. Every value keeps where
-it was given (`openapi2mcp.toml: profiles.staging.name`, `--name`), so a bad one can be named; unknown
-keys and wrongly typed values are errors, never ignored. `cli.resolve` checks the merged values.
+`[overrides."ID or METHOD /path"]` tables change one operation's tool; `toolsets` (selector → toolset
+name, in order) and `default-toolsets` group the tools (tools/toolsets.py). Layers merge in the order
+base < profile < command line (`merge`): scalars, lists and the ordered `toolsets` table replace, the
+tables `server-vars` and `overrides` merge by key. Relative paths are relative to the file's
+directory. Every value keeps where it was given (`openapi2mcp.toml: profiles.staging.name`,
+`--name`), so a bad one can be named; unknown keys and wrongly typed values are errors, never
+ignored. `cli.resolve` checks the merged values.
 """
 
 from __future__ import annotations
@@ -49,6 +51,8 @@ KINDS: dict[str, Kind] = {
     "include": "texts",
     "exclude": "texts",
     "overlays": "sources",
+    "toolsets": "text-table",
+    "default-toolsets": "texts",
 }
 EXPECTED: dict[Kind, str] = {
     "text": "a string",
@@ -240,7 +244,8 @@ def _overrides(value: object, origin: str) -> dict[str, ToolOverride]:
 def _override(operation: str, fields: object, origin: str) -> ToolOverride:
     if not isinstance(fields, dict):
         raise ConfigError(
-            f"{origin}: expected a table (name, title, description, annotations), got {_shown(fields)}"
+            f"{origin}: expected a table (name, title, description, toolset, annotations), "
+            f"got {_shown(fields)}"
         )
     method = _METHOD_PATH.fullmatch(operation)
     if not operation.strip() or (method and method[1].lower() not in METHOD_ORDER):
@@ -257,7 +262,12 @@ def _override(operation: str, fields: object, origin: str) -> ToolOverride:
         texts[key] = value
     annotations = _annotations(fields.get("annotations", {}), f"{origin}.annotations")
     return ToolOverride(
-        operation, texts.get("name"), texts.get("title"), texts.get("description"), annotations
+        operation,
+        texts.get("name"),
+        texts.get("title"),
+        texts.get("description"),
+        annotations,
+        texts.get("toolset"),
     )
 
 

@@ -110,6 +110,7 @@ class Tool:
     tags: tuple[str, ...] = ()
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
     base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
+    toolset: str = "untagged"  # the one toolset the tool belongs to (tools/toolsets.py)
 
     def wire(self) -> dict[str, Any]:
         """The tool exactly as tools/list sends it."""
@@ -133,6 +134,15 @@ class Tool:
 
 
 @dataclass(frozen=True)
+class Toolset:
+    """A group of tools, in the order its first tool comes; `default`: enabled when nothing is chosen."""
+
+    name: str
+    description: str = ""  # the description of the spec's tag it is named after, if any
+    default: bool = True
+
+
+@dataclass(frozen=True)
 class ApiModel:
     title: str
     version: str
@@ -140,6 +150,7 @@ class ApiModel:
     default_base_url: str
     security_schemes: tuple[SecurityScheme, ...]
     tools: tuple[Tool, ...]
+    toolsets: tuple[Toolset, ...] = ()  # every toolset of `tools`, in order of first appearance
 
 
 OutputSchemas = Literal["compact", "full", "none"]
@@ -167,6 +178,7 @@ class ToolOverride:
     title: str | None = None
     description: str | None = None
     annotations: tuple[tuple[str, bool], ...] = ()
+    toolset: str | None = None
 
 
 @dataclass(frozen=True)
@@ -182,6 +194,8 @@ class GeneratorOptions:
     exclude: tuple[str, ...] = ()  # selectors: none may match (exclude wins over include)
     overrides: tuple[ToolOverride, ...] = ()
     overlays: tuple[str, ...] = ()  # OpenAPI Overlay 1.0 documents (paths or URLs), applied in order
+    toolsets: tuple[tuple[str, str], ...] = ()  # (selector, toolset name): the first that matches wins
+    default_toolsets: tuple[str, ...] = ()  # the toolsets enabled by default; () = all of them
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

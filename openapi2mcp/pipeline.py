@@ -22,6 +22,7 @@ from openapi2mcp.tools.mapper import map_document
 from openapi2mcp.tools.overrides import validate_overrides
 from openapi2mcp.tools.selectors import parse_all
 from openapi2mcp.tools.servers import check_overrides
+from openapi2mcp.tools.toolsets import validate_toolsets
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,14 @@ def generate(
     source: str, options: GeneratorOptions, ref_options: RefOptions = DEFAULT_REF_OPTIONS
 ) -> Generation:
     """Raise LoadError when the spec or an overlay cannot be read or applied (OverlayError),
-    ServerVariableError for a `--server-var` the spec does not allow, SelectorError or
-    OverrideError for invalid `options.include`/`exclude` or `options.overrides` (checked before
-    anything is read); everything else becomes diagnostics. `ref_options` says which other
-    documents the spec's references may reach (see `bundle`)."""
+    ServerVariableError for a `--server-var` the spec does not allow, SelectorError, OverrideError
+    or ToolsetError for invalid `options.include`/`exclude`, `options.overrides` or
+    `options.toolsets`/`default_toolsets` (checked before anything is read); everything else
+    becomes diagnostics. `ref_options` says which other documents the spec's references may reach
+    (see `bundle`)."""
     parse_all((*options.include, *options.exclude))
     validate_overrides(options.overrides, options.name_style)
+    validate_toolsets(options.toolsets, options.default_toolsets)
     try:
         with _no_cycle_collection():
             document, name = load_source(source)

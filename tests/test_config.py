@@ -29,6 +29,11 @@ tools-list-limit = 0
 include = ["tag:pets", "path:/pets/*"]
 exclude = ["method:delete"]
 overlays = ["fixes.yaml", "https://example.com/o.yaml"]
+default-toolsets = ["animals", "stores"]
+
+[toolsets]
+"op:listPets" = "reading"
+"tag:Pets" = "animals"
 
 [server-vars]
 region = "eu"
@@ -38,6 +43,7 @@ version = "v2"
 name = "list_all_pets"
 title = "List pets"
 description = "All the pets."
+toolset = "pets-read"
 annotations = { readOnlyHint = true, openWorldHint = false }
 
 [overrides."DELETE /pets/{petId}"]
@@ -59,10 +65,13 @@ FULL_OPTIONS = GeneratorOptions(
             title="List pets",
             description="All the pets.",
             annotations=(("readOnlyHint", True), ("openWorldHint", False)),
+            toolset="pets-read",
         ),
         ToolOverride("DELETE /pets/{petId}", annotations=(("destructiveHint", True),)),
     ),
     overlays=("fixes.yaml", "https://example.com/o.yaml"),
+    toolsets=(("op:listPets", "reading"), ("tag:Pets", "animals")),
+    default_toolsets=("animals", "stores"),
 )
 
 STAGING = """
@@ -134,8 +143,10 @@ def test_every_key_of_openapi2mcp_toml_reaches_the_options(tmp_path: Path) -> No
 
 
 def test_the_tool_openapi2mcp_table_of_pyproject_toml_is_read_the_same(tmp_path: Path) -> None:
-    table = FULL.replace("[server-vars]", "[tool.openapi2mcp.server-vars]").replace(
-        "[overrides.", "[tool.openapi2mcp.overrides."
+    table = (
+        FULL.replace("[server-vars]", "[tool.openapi2mcp.server-vars]")
+        .replace("[overrides.", "[tool.openapi2mcp.overrides.")
+        .replace("[toolsets]", "[tool.openapi2mcp.toolsets]")
     )
     write(tmp_path / "pyproject.toml", '[project]\nname = "mine"\n\n[tool.openapi2mcp]\n' + table)
     (tmp_path / "shared").mkdir()
@@ -242,8 +253,8 @@ def config_error(
     [
         ('outt = "x"\n', "openapi2mcp.toml: outt: unknown key (did you mean out?)"),
         (
-            'default-profile = "x"\n',
-            "openapi2mcp.toml: default-profile: unknown key (did you mean profiles?)",
+            'profile = "x"\n',
+            "openapi2mcp.toml: profile: unknown key (did you mean profiles?)",
         ),
         ('strict = "yes"\n', "openapi2mcp.toml: strict: expected true or false, got 'yes'"),
         (
@@ -291,7 +302,15 @@ def config_error(
         (
             'overrides = { listPets = "x" }\n',
             "openapi2mcp.toml: overrides.listPets: expected a table (name, title, description, "
-            "annotations), got 'x'",
+            "toolset, annotations), got 'x'",
+        ),
+        (
+            'toolsets = { "tag:pets" = 1 }\n',
+            'openapi2mcp.toml: toolsets: expected a table of strings (NAME = "VALUE"), got a table',
+        ),
+        (
+            'default-toolsets = "pets"\n',
+            "openapi2mcp.toml: default-toolsets: expected an array of strings, got 'pets'",
         ),
     ],
 )
@@ -305,7 +324,7 @@ def test_an_unknown_key_with_no_close_match_lists_the_known_keys(tmp_path: Path)
     assert config_error(tmp_path, "colour = 1\n") == (
         "openapi2mcp.toml: colour: unknown key (known: spec, out, name, env-prefix, name-style, server-vars, "
         "strict, ref-root, allow-remote-refs, input-schema-limit, output-schemas, output-schema-limit, "
-        "tools-list-limit, include, exclude, overlays, overrides, profiles)"
+        "tools-list-limit, include, exclude, overlays, toolsets, default-toolsets, overrides, profiles)"
     )
 
 
@@ -409,6 +428,29 @@ def test_an_explicit_config_that_cannot_be_read_or_has_no_table_is_an_error(tmp_
         (
             'spec = "a"\nout = "o"\nname = "a"\nref-root = "nowhere"\n',
             "openapi2mcp.toml: ref-root 'nowhere': not a directory",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\n[toolsets]\n"tag:pets" = "Pets"\n',
+            "openapi2mcp.toml: toolsets: 'tag:pets' = 'Pets': not a toolset name "
+            "([a-z0-9_-], 1 to 64 characters)",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\n[toolsets]\n"tags:pets" = "pets"\n',
+            "openapi2mcp.toml: toolsets: selector 'tags:pets': use tag:NAME, op:OPERATION_ID, "
+            "path:GLOB or method:VERB",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\ndefault-toolsets = ["pets", "a b"]\n',
+            "openapi2mcp.toml: default-toolsets: 'a b': not a toolset name "
+            "([a-z0-9_-], 1 to 64 characters)",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\ndefault-toolsets = []\n',
+            "openapi2mcp.toml: default-toolsets: name at least one toolset, or leave the key out (all)",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\n[overrides.a]\ntoolset = "x"\n[overrides.b]\ntoolset = "B"\n',
+            "override 'b': toolset 'B' is not a toolset name ([a-z0-9_-], 1 to 64 characters)",
         ),
     ],
 )

@@ -11,7 +11,7 @@ import jinja2
 
 from openapi2mcp import __version__
 from openapi2mcp.emit.filters import FILTERS
-from openapi2mcp.emit.tool_data import tool_data
+from openapi2mcp.emit.tool_data import tool_data, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 
 TOOL_DATA_FILE = "tool_data.json"
@@ -67,6 +67,7 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
         "header_text": header_text(),
         "header_comment": f"# {header_text()}",
         "example_tool": example_tool(model),
+        "toolsets": toolset_summary(model),
     }
     package = options.package_name
     files = {

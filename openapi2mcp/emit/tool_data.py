@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from openapi2mcp.model import ApiModel, Body, GeneratorOptions, Parameter, SecurityScheme, Tool
@@ -16,7 +17,21 @@ def tool_data(model: ApiModel, options: GeneratorOptions, generator: str) -> dic
         "server": {"name": options.dist_name, "version": model.version, "title": model.title},
         "tools": [tool.wire() for tool in model.tools],
         "routes": {tool.name: _route(tool) for tool in model.tools},
+        "toolsets": toolset_summary(model),
         "securitySchemes": {scheme.key: _scheme(scheme) for scheme in model.security_schemes},
+    }
+
+
+def toolset_summary(model: ApiModel) -> dict[str, dict[str, Any]]:
+    """Each toolset in order: how many tools it has, whether it is on by default, its description."""
+    counts = Counter(tool.toolset for tool in model.tools)
+    return {
+        toolset.name: {
+            "count": counts[toolset.name],
+            "default": toolset.default,
+            "description": toolset.description,
+        }
+        for toolset in model.toolsets
     }
 
 
@@ -33,6 +48,7 @@ def _route(tool: Tool) -> dict[str, Any]:
         ],
         "wrapped": tool.output_wrapped,
         "hasOutputSchema": tool.output_schema is not None,
+        "toolset": tool.toolset,
     }
 
 

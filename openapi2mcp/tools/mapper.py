@@ -21,6 +21,7 @@ from openapi2mcp.tools.path_keys import split_path_key
 from openapi2mcp.tools.security import map_requirements, map_schemes
 from openapi2mcp.tools.selectors import Selection
 from openapi2mcp.tools.servers import default_base_url, own_base_url
+from openapi2mcp.tools.toolsets import ToolsetRules, summarize
 from openapi2mcp.tools.validation import check_operation
 
 _DESCRIPTION_LIMIT = 4000
@@ -30,16 +31,26 @@ def map_document(
     document: dict[str, Any], options: GeneratorOptions, diagnostics: Diagnostics, source: str = ""
 ) -> ApiModel:
     """The whole model: API metadata, security schemes and one tool per usable operation that the
-    options' selectors keep (with their overrides applied). Raise SelectorError for a selector that
-    cannot be read."""
+    options' selectors keep (with their overrides applied), each in its toolset. Raise SelectorError
+    for a selector that cannot be read."""
     resolver = Resolver(document)
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
     schemes = map_schemes(document, resolver, options.env_prefix, diagnostics)
     server_variables = dict(options.server_variables)
     base_url = default_base_url(document, source, diagnostics, server_variables)
+    toolsets = ToolsetRules(options.toolsets)
     context = _Context(
-        document, resolver, converter, schemes, options, diagnostics, base_url, source, server_variables
+        document,
+        resolver,
+        converter,
+        schemes,
+        options,
+        diagnostics,
+        base_url,
+        source,
+        server_variables,
+        toolsets,
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
@@ -57,6 +68,8 @@ def map_document(
             diagnostics.error(ref.pointer, "a schema is nested too deeply to convert; operation skipped")
     selection.report(diagnostics)
     overrides.warn_unmatched(diagnostics)
+    toolsets.warn_unmatched(diagnostics)
+    unique = _with_unique_names(tools, options, diagnostics)
     raw_info = document.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(
@@ -65,7 +78,8 @@ def map_document(
         description=str(info.get("description") or ""),
         default_base_url=base_url,
         security_schemes=tuple(schemes.values()),
-        tools=_with_unique_names(tools, options, diagnostics),
+        tools=unique,
+        toolsets=summarize(unique, document, options.default_toolsets, diagnostics),
     )
 
 
@@ -82,6 +96,7 @@ class _Context:
     base_url: str
     source: str
     server_variables: dict[str, str]  # --server-var
+    toolsets: ToolsetRules
 
 
 def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
@@ -127,6 +142,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
             diagnostics,
             context.server_variables,
         ),
+        toolset=context.toolsets.toolset(ref, ref.pointer, overrides, diagnostics),
     )
 
 

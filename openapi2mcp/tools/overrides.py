@@ -3,7 +3,8 @@
 An override names its operation by operationId or by `METHOD /path` (the method in any case, the
 path key exactly as the spec writes it). It acts like an `x-mcp` object on that operation and wins
 over one the spec has: `name`, `title` and `description` replace, `annotations` are merged over the
-spec's `x-mcp.annotations` (and both over what the verb implies). The description replaces the
+spec's `x-mcp.annotations` (and both over what the verb implies); `toolset` puts the tool in that
+toolset (tools/toolsets.py). The description replaces the
 summary and description; the `HTTP: METHOD /path` footer stays. The name is used as given, so it
 must already be a valid tool name of the chosen name style (`validate_overrides` says so). Several
 overrides of one operation apply in order. An override that matches no operation is a `warning`.
@@ -19,9 +20,11 @@ from openapi2mcp.model import METHOD_ORDER, NameStyle, ToolOverride
 from openapi2mcp.tools.hints import HINT_NAMES
 from openapi2mcp.tools.naming import tool_name
 from openapi2mcp.tools.selectors import Operation
+from openapi2mcp.tools.toolsets import NAME_RULE as TOOLSET_NAME_RULE
+from openapi2mcp.tools.toolsets import is_toolset_name
 
 POINTER = "#/paths"
-TEXT_FIELDS = ("name", "title", "description")  # the ToolOverride fields that replace x-mcp's
+TEXT_FIELDS = ("name", "title", "description", "toolset")  # the ToolOverride fields that replace x-mcp's
 _NAME_RULE = {
     "portable": "[A-Za-z0-9_-], at most 64 characters",
     "mcp": "[A-Za-z0-9_.-], at most 128 characters",
@@ -34,7 +37,8 @@ class OverrideError(ValueError):
 
 def validate_overrides(overrides: Iterable[ToolOverride], name_style: NameStyle) -> None:
     """Raise OverrideError for the first override with a blank operation, a name that is not a
-    valid tool name of `name_style`, a blank title or description, or an unknown hint."""
+    valid tool name of `name_style`, a blank title or description, an invalid toolset name or an
+    unknown hint."""
     for override in overrides:
         where = f"override {override.operation!r}"
         if not override.operation.strip():
@@ -45,6 +49,10 @@ def validate_overrides(overrides: Iterable[ToolOverride], name_style: NameStyle)
             raise OverrideError(
                 f"{where}: name {override.name!r} is not a valid tool name "
                 f"(--name-style {name_style}: {_NAME_RULE[name_style]})"
+            )
+        if override.toolset is not None and not is_toolset_name(override.toolset):
+            raise OverrideError(
+                f"{where}: toolset {override.toolset!r} is not a toolset name ({TOOLSET_NAME_RULE})"
             )
         for field, text in (("title", override.title), ("description", override.description)):
             if text is not None and not text.strip():
