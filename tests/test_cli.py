@@ -547,6 +547,33 @@ def test_generate_reads_the_tool_openapi2mcp_table_of_pyproject_toml(tmp_path: P
     assert 'ENV_PREFIX = "ZOO"' in (tmp_path / "o" / "zoo" / "server.py").read_text("utf-8")
 
 
+def test_toolsets_of_the_config_file_reach_tool_data_json(tmp_path: Path) -> None:
+    config = (
+        'spec = "petstore.yaml"\nout = "o"\nname = "zoo"\ndefault-toolsets = ["health"]\n'
+        '[toolsets]\n"path:/health" = "health"\n"method:get" = "reads"\n'
+        '[overrides.deletePet]\ntoolset = "danger"\n'
+    )
+    petstore_config(tmp_path, config)
+    result = run("generate", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "o" / "zoo" / "tool_data.json").read_text("utf-8"))
+    assert {name: route["toolset"] for name, route in data["routes"].items()} == {
+        "listPets": "reads",
+        "createPet": "pets",
+        "showPetById": "reads",
+        "replacePet": "pets",
+        "deletePet": "danger",
+        "renamePet": "pets",
+        "get__health": "health",
+    }
+    assert [(name, summary["count"], summary["default"]) for name, summary in data["toolsets"].items()] == [
+        ("reads", 2, False),
+        ("pets", 3, False),
+        ("danger", 1, False),
+        ("health", 1, True),
+    ]
+
+
 def test_config_names_a_file_whose_relative_paths_are_relative_to_its_directory(tmp_path: Path) -> None:
     (tmp_path / "conf").mkdir()
     petstore_config(tmp_path, 'spec = "../petstore.yaml"\nout = "build"\nname = "p"\n', name="conf/p.toml")

@@ -217,6 +217,13 @@ def test_a_profile_replaces_scalars_and_lists_and_merges_server_vars_and_overrid
     )
 
 
+def test_a_profiles_toolsets_table_replaces_the_base_one_as_a_whole(tmp_path: Path) -> None:
+    base = 'spec = "a"\nout = "o"\nname = "a"\n[toolsets]\n"tag:pets" = "pets"\n"method:get" = "reads"\n'
+    write(tmp_path / "openapi2mcp.toml", base + '[profiles.p.toolsets]\n"method:get" = "gets"\n')
+    assert resolved_in(tmp_path).options.toolsets == (("tag:pets", "pets"), ("method:get", "reads"))
+    assert resolved_in(tmp_path, "p").options.toolsets == (("method:get", "gets"),)
+
+
 def test_the_command_line_layer_replaces_lists_and_merges_server_vars() -> None:
     base = {
         "include": Setting(("tag:a", "tag:b"), "c.toml: include"),
