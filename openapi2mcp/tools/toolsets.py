@@ -13,8 +13,8 @@ A tool's toolset is, the first that applies:
 A toolset's description is that of the spec's first top-level tag with a description whose name
 gives the toolset's name (4.), on one line; else empty. `default-toolsets` names the toolsets a
 server enables when none are chosen (all when not given); a name that no tool has is an `error`
-and left out (when none is left: all). A `toolsets` selector that
-matches no operation is a `warning`.
+and left out (when none is left: all). A `toolsets` selector that places no tool (every generated
+operation it matches, if any, was placed by an override or an earlier selector) is a `warning`.
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ class ToolsetRules:
         for selector, name in self.rules:
             if selector.text not in self.matched:
                 diagnostics.warning(
-                    POINTER, f"toolsets selector {selector.text!r} (→ {name!r}) matches no operation"
+                    POINTER,
+                    f"toolsets selector {selector.text!r} (→ {name!r}) places no tool: "
+                    "no generated operation is left to it by the overrides and earlier selectors",
                 )
 
 

@@ -138,7 +138,12 @@ def test_the_config_table_wins_over_x_mcp_in_order_and_an_override_wins_over_bot
         "listStores": "reading",
     }
     assert diagnostics == [
-        (Level.WARNING, "#/paths", "toolsets selector 'tag:pets' (→ 'never') matches no operation")
+        (
+            Level.WARNING,
+            "#/paths",
+            "toolsets selector 'tag:pets' (→ 'never') places no tool: "
+            "no generated operation is left to it by the overrides and earlier selectors",
+        )
     ]
 
 
