@@ -119,6 +119,10 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_CA_BUNDLE",
         f"{prefix}_CLIENT_CERT",
         f"{prefix}_CLIENT_KEY",
+        f"{prefix}_TOOLSETS",
+        f"{prefix}_TOOLS",
+        f"{prefix}_EXCLUDE_TOOLS",
+        f"{prefix}_READ_ONLY",
         f"{prefix}_API_KEY_KEY",
     ]
 

@@ -131,6 +131,21 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
         Variable(f"{prefix}_CA_BUNDLE", "PEM file of the CAs to trust for the API (default: the system's)"),
         Variable(f"{prefix}_CLIENT_CERT", "Mutual TLS: PEM client certificate (and key, unless the next)"),
         Variable(f"{prefix}_CLIENT_KEY", "Mutual TLS: PEM private key (unencrypted) of that certificate"),
+        Variable(
+            f"{prefix}_TOOLSETS",
+            "Toolsets to offer, comma-separated; `all`, `default` (the default) may be combined with"
+            " names; --toolsets overrides it",
+        ),
+        Variable(
+            f"{prefix}_TOOLS", "Tools to offer besides the toolsets', comma-separated; --tools overrides it"
+        ),
+        Variable(
+            f"{prefix}_EXCLUDE_TOOLS", "Tools to leave out, comma-separated; --exclude-tools overrides it"
+        ),
+        Variable(
+            f"{prefix}_READ_ONLY",
+            "true: only the tools marked readOnlyHint, whatever else is chosen; --read-only overrides it",
+        ),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))

@@ -199,6 +199,10 @@ def petstore_variables() -> list[str]:
         "PETSTORE_CA_BUNDLE",
         "PETSTORE_CLIENT_CERT",
         "PETSTORE_CLIENT_KEY",
+        "PETSTORE_TOOLSETS",
+        "PETSTORE_TOOLS",
+        "PETSTORE_EXCLUDE_TOOLS",
+        "PETSTORE_READ_ONLY",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -228,6 +232,10 @@ ALL_SCHEME_VARIABLES = [
     "T_CA_BUNDLE",
     "T_CLIENT_CERT",
     "T_CLIENT_KEY",
+    "T_TOOLSETS",
+    "T_TOOLS",
+    "T_EXCLUDE_TOOLS",
+    "T_READ_ONLY",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",
