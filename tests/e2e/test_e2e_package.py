@@ -68,7 +68,16 @@ def test_help(petstore: Generated, how: str, tmp_path: Path) -> None:
     )
     done = run_tool(argv, minimal_env(), tmp_path, timeout=60)
     assert done.returncode == 0, str(done)
-    for option in ("--transport", "--host", "--port", "--base-url"):
+    for option in (
+        "--transport",
+        "--host",
+        "--port",
+        "--base-url",
+        "--toolsets",
+        "--tools",
+        "--exclude-tools",
+        "--read-only",
+    ):
         assert option in done.stdout, str(done)
 
 
