@@ -133,7 +133,7 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
         Variable(f"{prefix}_CLIENT_KEY", "Mutual TLS: PEM private key (unencrypted) of that certificate"),
         Variable(
             f"{prefix}_TOOLSETS",
-            "Toolsets to offer, comma-separated; `all`, `default` (the default) may be combined with"
+            "Toolsets to offer, comma-separated; all, default (the default) may be combined with"
             " names; --toolsets overrides it",
         ),
         Variable(
