@@ -22,19 +22,66 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from settings import ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
+    from settings import (  # type: ignore[import-not-found,unused-ignore]
+        ConfigError,
+        Credentials,
+        Narrowing,
+        Settings,
+        ToolError,
+    )
 else:
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
     from . import responses as res
     from . import serialize as ser
-    from .settings import ConfigError, Credentials, Settings, ToolError
+    from .settings import ConfigError, Credentials, Narrowing, Settings, ToolError
 
-__all__ = ["ConfigError", "Settings", "ToolRuntime"]
+__all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime", "selected"]
 logger = logging.getLogger(__name__)
 
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
+
+
+def selected(
+    data: Mapping[str, Any], tools: list[dict[str, Any]], user_tools: set[str], narrowing: Narrowing
+) -> set[str]:
+    """The names of the tools to offer (the package README's rules); an unknown name: ConfigError.
+    Without `toolsets` in the data (older tool data) `default` and `all` are every tool."""
+    toolsets: Mapping[str, Any] = data.get("toolsets") or {}
+    names = [tool["name"] for tool in tools]
+    _check(narrowing, "toolsets", narrowing.toolsets or (), ["all", "default", *toolsets])
+    _check(narrowing, "tools", narrowing.tools, names)
+    _check(narrowing, "exclude_tools", narrowing.exclude_tools, names)
+    wanted = ("default",) if narrowing.toolsets is None and not narrowing.tools else ()
+    sets: set[str | None] = set()
+    for item in narrowing.toolsets or wanted:
+        if item in ("all", "default"):
+            sets.add(None)  # a tool of older tool data, in no toolset
+            sets.update(n for n, t in toolsets.items() if item == "all" or t.get("default"))
+        else:
+            sets.add(item)
+    routes = data["routes"]
+    chosen = {n for n in names if n in user_tools or routes[n].get("toolset") in sets}
+    chosen = (chosen | set(narrowing.tools)) - set(narrowing.exclude_tools)
+    if narrowing.read_only:
+        read_only = {
+            t["name"] for t in tools if (t.get("annotations") or {}).get("readOnlyHint") is True
+        }
+        chosen &= read_only
+    return chosen
+
+
+def _check(narrowing: Narrowing, key: str, given: tuple[str, ...], valid: list[str]) -> None:
+    if unknown := [name for name in given if name not in valid]:
+        where = narrowing.where.get(key, key)
+        shown = ", ".join(valid[:20]) + (
+            f" (and {len(valid) - 20} more)" if len(valid) > 20 else ""
+        )
+        what = "toolset" if key == "toolsets" else "tool"
+        raise ConfigError(
+            f"unknown {what}(s) in {where}: {', '.join(unknown)}. Valid {what}s: {shown}"
+        )
 
 
 class ToolRuntime:
@@ -56,6 +103,9 @@ class ToolRuntime:
             self._tools.append(wire)
             self._by_name[wire["name"]] = wire
         self.hooks.check(self._by_name)
+        chosen = selected(data, self._tools, set(self.hooks.tools), settings.narrowing)
+        self._tools = [tool for tool in self._tools if tool["name"] in chosen]
+        self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
         envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
         self._list = {**envelope, "tools": self._tools}  # the SDK's default envelope fields
         schemes = data.get("securitySchemes") or {}

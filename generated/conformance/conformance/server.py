@@ -40,10 +40,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--base-url", default=None, help=f"API base URL (default: ${ENV_PREFIX}_BASE_URL)"
     )
+    narrowing = parser.add_argument_group("which tools to offer (a flag wins over its variable)")
+    for flag, what in (
+        ("--toolsets", "comma-separated toolsets, `all`, `default`"),
+        ("--tools", "comma-separated tools, added to the toolsets"),
+        ("--exclude-tools", "comma-separated tools to leave out"),
+    ):
+        variable = f"{ENV_PREFIX}_{flag[2:].replace('-', '_').upper()}"
+        narrowing.add_argument(flag, metavar="NAMES", help=f"{what} (default: ${variable})")
+    narrowing.add_argument(
+        "--read-only",
+        action=argparse.BooleanOptionalAction,
+        help=f"only the tools marked readOnlyHint; wins over the rest (default: ${ENV_PREFIX}_READ_ONLY)",
+    )
     args = parser.parse_args(argv)
+    flags = {key: getattr(args, key) for key in ("toolsets", "tools", "exclude_tools", "read_only")}
     try:
         settings = runtime.Settings.from_env(
-            prefix=ENV_PREFIX, default_base_url=DEFAULT_BASE_URL, base_url=args.base_url
+            prefix=ENV_PREFIX,
+            default_base_url=DEFAULT_BASE_URL,
+            base_url=args.base_url,
+            flags=flags,
         )
         hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
         tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)

@@ -47,6 +47,7 @@ class Settings:
     ca_bundle: str | None = None  # PEM file of the CA certificates to trust instead
     client_cert: str | None = None  # mutual TLS: PEM certificate chain (with the key, or see below)
     client_key: str | None = None
+    narrowing: Narrowing = field(default_factory=lambda: Narrowing())
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -60,8 +61,10 @@ class Settings:
         prefix: str,
         default_base_url: str | None = None,
         base_url: str | None = None,
+        flags: Mapping[str, str | bool | None] | None = None,
     ) -> Settings:
-        """From `env` (default: os.environ); `base_url` (--base-url) wins."""
+        """From `env` (default: os.environ); `base_url` (--base-url) and `flags` (the narrowing
+        options: toolsets, tools, exclude_tools, read_only; None when not given) win."""
         env = dict(os.environ if env is None else env)
 
         def get(suffix: str) -> str | None:
@@ -80,7 +83,52 @@ class Settings:
             ca_bundle=get("CA_BUNDLE"),
             client_cert=get("CLIENT_CERT"),
             client_key=get("CLIENT_KEY"),
+            narrowing=Narrowing.from_env(get, prefix, flags or {}),
         )
+
+
+@dataclass(frozen=True)
+class Narrowing:
+    """Which tools the server offers (the package README explains the rules; runtime.py applies
+    them). `toolsets` is None when neither the flag nor the variable gave one; `where` names the
+    flag or variable each list came from, for messages."""
+
+    toolsets: tuple[str, ...] | None = None
+    tools: tuple[str, ...] = ()
+    exclude_tools: tuple[str, ...] = ()
+    read_only: bool = False
+    where: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(
+        cls, get: Callable[[str], str | None], prefix: str, flags: Mapping[str, str | bool | None]
+    ) -> Narrowing:
+        """A command-line flag wins over its variable; comma-separated, blank items ignored."""
+        lists: dict[str, tuple[str, ...] | None] = {}
+        where: dict[str, str] = {}
+        for key in ("toolsets", "tools", "exclude_tools"):
+            flag, variable = flags.get(key), f"{prefix}_{key.upper()}"
+            raw = flag if isinstance(flag, str) else get(key.upper())
+            items = tuple(dict.fromkeys(i.strip() for i in (raw or "").split(",") if i.strip()))
+            lists[key] = items if raw is not None else None
+            where[key] = "--" + key.replace("_", "-") if isinstance(flag, str) else variable
+        read_only = flags.get("read_only")
+        if not isinstance(read_only, bool):
+            read_only = _flag(get("READ_ONLY"), f"{prefix}_READ_ONLY")
+        return cls(
+            toolsets=lists["toolsets"],
+            tools=lists["tools"] or (),
+            exclude_tools=lists["exclude_tools"] or (),
+            read_only=read_only,
+            where=where,
+        )
+
+
+def _flag(raw: str | None, name: str) -> bool:
+    value = (raw or "false").lower()
+    if value not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ConfigError(f"{name} must be true or false (1/0, yes/no, on/off), got {raw!r}")
+    return value in ("1", "true", "yes", "on")
 
 
 def _check_base_url(url: str | None, prefix: str) -> str:
