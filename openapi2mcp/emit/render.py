@@ -11,6 +11,7 @@ import jinja2
 
 from openapi2mcp import __version__
 from openapi2mcp.emit.filters import FILTERS
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, search_index_text
 from openapi2mcp.emit.tool_data import tool_data, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 
@@ -84,6 +85,7 @@ def render_package(model: ApiModel, options: GeneratorOptions) -> dict[str, str]
     data = tool_data(model, options, generator=header_text())
     template = env.get_template("package/tool_data.json.jinja")
     rendered[f"{package}/{TOOL_DATA_FILE}"] = template.render(data=data)
+    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = search_index_text(model, templates_dir() / "package")
     return rendered
 
 

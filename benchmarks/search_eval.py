@@ -1,0 +1,153 @@
+"""Search evaluation (issue 15): recall@1 and recall@5 of the generated servers' `search_tools` ranking
+on tasks phrased as an agent would phrase them, and the median time of one search on the largest spec.
+
+`benchmarks/search_eval/*.yaml` holds, per corpus spec, tasks and the tools that would be right (any
+one of them counts as a hit). Each spec is generated in memory by the real pipeline; its
+`search_index.json` is loaded by the generated package's own `search.py` (`SearchIndex`), as the
+server does.
+
+`python -m benchmarks.search_eval [--corpus DIR] [--repeats N]` prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from openapi2mcp.emit.render import templates_dir
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_search
+from openapi2mcp.model import GeneratorOptions
+from openapi2mcp.pipeline import generate
+
+REPO = Path(__file__).resolve().parents[1]
+TASKS_DIR = Path(__file__).with_name("search_eval")
+CORPUS = REPO.parent / "shared" / "corpus" / "specs"
+PACKAGE = "search_eval"
+DEPTH = 5  # recall@5
+
+
+@dataclass(frozen=True)
+class Task:
+    query: str
+    expected: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SpecTasks:
+    name: str  # the task file's stem
+    spec: str  # the spec's file name in the corpus
+    tasks: tuple[Task, ...]
+
+
+@dataclass(frozen=True)
+class SpecResult:
+    name: str
+    operations: int
+    tasks: int
+    hits_at_1: int
+    hits_at_5: int
+    index_bytes: int
+    misses: tuple[tuple[str, tuple[str, ...]], ...]  # (query, top five) of the tasks missed at 5
+
+
+def load_task_files(directory: Path = TASKS_DIR) -> list[SpecTasks]:
+    found = []
+    for path in sorted(directory.glob("*.yaml")):
+        data: dict[str, Any] = yaml.safe_load(path.read_text("utf-8"))
+        tasks = tuple(Task(str(t["query"]), tuple(str(n) for n in t["expected"])) for t in data["tasks"])
+        found.append(SpecTasks(path.stem, str(data["spec"]), tasks))
+    return found
+
+
+def generated_index(spec_path: Path, directory: Path) -> tuple[Any, list[str], int]:
+    """The spec's SearchIndex (through the real pipeline and file), its tool names, the file's bytes."""
+    generation = generate(str(spec_path), GeneratorOptions(dist_name=PACKAGE, env_prefix="EVAL"))
+    text = generation.files[f"{PACKAGE}/{SEARCH_INDEX_FILE}"]
+    path = directory / f"{spec_path.stem}.json"
+    path.write_text(text, encoding="utf-8")
+    search = runtime_search(templates_dir() / "package")
+    return search.SearchIndex.load(path), [tool.name for tool in generation.model.tools], len(text.encode())
+
+
+def evaluate(spec_tasks: SpecTasks, index: Any, operations: int, index_bytes: int) -> SpecResult:
+    hits_1 = hits_5 = 0
+    misses = []
+    for task in spec_tasks.tasks:
+        top, _ = index.search(task.query, limit=DEPTH)
+        hits_1 += bool(top[:1] and top[0] in task.expected)
+        found = any(name in task.expected for name in top)
+        hits_5 += found
+        if not found:
+            misses.append((task.query, tuple(top)))
+    return SpecResult(
+        spec_tasks.name, operations, len(spec_tasks.tasks), hits_1, hits_5, index_bytes, tuple(misses)
+    )
+
+
+def median_search_ms(index: Any, queries: Sequence[str], repeats: int) -> float:
+    """Median wall time of one `search` call (limit 10), over every query `repeats` times."""
+    times = []
+    for _ in range(repeats):
+        for query in queries:
+            start = time.perf_counter()
+            index.search(query, limit=10)
+            times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def run(corpus: Path = CORPUS, repeats: int = 20) -> tuple[list[SpecResult], float, str]:
+    """Every spec's result, the median search time on the largest spec (ms) and that spec's name."""
+    results = []
+    largest: tuple[int, Any, SpecTasks] | None = None
+    with tempfile.TemporaryDirectory() as work:
+        for spec_tasks in load_task_files():
+            index, names, size = generated_index(corpus / spec_tasks.spec, Path(work))
+            results.append(evaluate(spec_tasks, index, len(names), size))
+            if largest is None or len(names) > largest[0]:
+                largest = (len(names), index, spec_tasks)
+    assert largest is not None, "no task files"
+    queries = [task.query for task in largest[2].tasks]
+    return results, median_search_ms(largest[1], queries, repeats), largest[2].name
+
+
+def table(results: Sequence[SpecResult], median_ms: float, largest: str) -> str:
+    lines = ["| spec | operations | tasks | recall@1 | recall@5 | index bytes |", "|---|---:|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(
+            f"| {r.name} | {r.operations} | {r.tasks} | {r.hits_at_1 / r.tasks:.0%} | "
+            f"{r.hits_at_5 / r.tasks:.0%} | {r.index_bytes:,} |"
+        )
+    tasks = sum(r.tasks for r in results)
+    at_1 = sum(r.hits_at_1 for r in results) / tasks
+    at_5 = sum(r.hits_at_5 for r in results) / tasks
+    lines.append(f"| **all** | {sum(r.operations for r in results)} | {tasks} | {at_1:.0%} | {at_5:.0%} | |")
+    lines.append(f"\nsearch median on {largest}: {median_ms:.2f} ms")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.search_eval", description=__doc__)
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the corpus specs folder")
+    parser.add_argument("--repeats", type=int, default=20, help="times each query is timed")
+    parser.add_argument("--misses", action="store_true", help="also print the tasks missed at 5")
+    args = parser.parse_args(argv)
+    results, median_ms, largest = run(args.corpus, args.repeats)
+    print(table(results, median_ms, largest))
+    if args.misses:
+        for result in results:
+            for query, top in result.misses:
+                print(f"{result.name}: {query!r} -> {', '.join(top)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

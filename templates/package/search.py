@@ -1,0 +1,262 @@
+"""Search over the tools: BM25F over the index that generation ships (`search_index.json`).
+
+One analyzer (split identifiers and words, drop stop words, Snowball-stem) serves both sides: the
+generator loads this very file to build the index (openapi2mcp/emit/search_index.py), the server
+uses it to read queries and to index the tools hooks.py adds. The index holds, per term, each
+tool's field-weighted, length-normalised term frequency (BM25F's pseudo-frequency), so a search
+only sums `idf * tf / (k1 + tf)` over the postings of the query's terms and their synonyms.
+Format: docs/search-index.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+import snowballstemmer
+
+__all__ = ["FIELDS", "FORMAT_VERSION", "SearchIndex", "analyze", "build_index", "fields_of_wire_tool"]
+
+FORMAT_VERSION = 1
+# field -> (weight, length normalisation b); the order is the order of the stored average lengths
+FIELDS: dict[str, tuple[float, float]] = {
+    "name": (3.0, 0.5),  # tool name and operationId, identifier parts split
+    "title": (3.0, 0.5),  # the summary (or the name humanised)
+    "tags": (1.5, 0.3),  # tags and toolset
+    "path": (1.5, 0.5),  # path segments and parameter names
+    "verb": (1.0, 0.0),  # what the HTTP method does: get, list, create, update, delete
+    "description": (1.0, 0.75),
+}
+K1 = 1.2
+SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
+SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
+
+# Words API users say for the same thing. A query word matches its group's other words at
+# SYNONYM_WEIGHT; the index itself keeps the spec's own words.
+SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("create", "add", "new", "make", "open", "post", "insert", "register", "generate"),
+    ("delete", "remove", "destroy", "erase", "drop", "discard", "kill", "kick", "purge"),
+    ("update", "edit", "change", "modify", "set", "patch", "replace", "close", "rename", "alter"),
+    ("get", "show", "read", "retrieve", "fetch", "view", "look", "lookup", "detail", "info", "describe"),
+    ("list", "all", "browse", "enumerate", "index"),
+    ("search", "find", "query", "lookup", "filter"),
+    ("start", "run", "trigger", "execute", "launch", "begin", "invoke"),
+    ("stop", "cancel", "abort", "end", "halt", "terminate"),
+    ("pause", "suspend", "snooze", "mute", "silence"),
+    ("copy", "duplicate", "clone"),
+    ("send", "post", "deliver", "notify"),
+    ("upload", "import", "put"),
+    ("download", "export", "content"),
+    ("ticket", "issue", "incident", "case"),
+    ("user", "member", "person", "people", "colleague", "teammate", "who", "account"),
+    ("team", "group"),
+    ("organization", "org", "company"),
+    ("repository", "repo"),
+    ("message", "chat", "post"),
+    ("channel", "conversation", "room"),
+    ("comment", "note", "reply"),
+    ("file", "attachment", "document", "doc"),
+    ("image", "picture", "photo", "icon", "avatar"),
+    ("label", "tag"),
+    ("folder", "directory"),
+    ("token", "key", "credential", "secret"),
+    ("setting", "config", "configuration", "preference", "option"),
+    ("permission", "access", "role", "scope", "grant", "allow"),
+    ("statistic", "stats", "metric", "analytics", "usage", "count", "report"),
+    ("cost", "spend", "billing", "price", "invoice", "charge"),
+    ("log", "history", "audit", "activity", "timeline"),
+    ("email", "mail"),
+    ("domain", "hostname", "host", "site", "website"),
+    ("subscribe", "follow", "watch"),
+    ("unsubscribe", "unfollow"),
+    ("webhook", "callback", "hook"),
+    ("archive", "hide"),
+    ("invite", "invitation"),
+)
+
+STOP_WORDS = frozenset(
+    "a about also an and any are as at be been being but by can could did do does doing for from"
+    " had has have having he her here him his how i if in into is it its just let me might must my"
+    " myself of off on once only or other our ours out own please she should so some such than that"
+    " the their them then there these they this those through to too under until us very via was we"
+    " were what when where which while whom why will with would you your yours".split()
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+
+
+@cache
+def _stemmer() -> Any:
+    return snowballstemmer.EnglishStemmer()  # the pure-Python algorithm: the same stems everywhere
+
+
+@cache
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
+    `/zones/{zone_id}` give their parts."""
+    return [part.lower() for run in _WORD.findall(text) for part in _PART.findall(run) or (run,)]
+
+
+def analyze(text: str) -> list[str]:
+    """The terms of `text`: its words less stop words and one-letter words, stemmed."""
+    return [_stem(word) for word in words(text) if len(word) > 1 and word not in STOP_WORDS]
+
+
+@cache
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    """Stemmed word -> the stems of its groups' other words."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for group in SYNONYMS:
+        stems = {_stem(word) for word in group}
+        for stem in stems:
+            found[stem] |= stems - {stem}
+    return {stem: tuple(sorted(others)) for stem, others in found.items()}
+
+
+def expand(query: str) -> list[dict[str, float]]:
+    """Each distinct query term with its synonyms: term -> weight (the term's own 1.0)."""
+    table = _synonyms()
+    expanded = []
+    for term in dict.fromkeys(analyze(query)):
+        variants = {other: SYNONYM_WEIGHT for other in table.get(term, ())}
+        expanded.append(variants | {term: 1.0})
+    return expanded
+
+
+def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
+    """The searchable text of a tool known only by its wire form (a hooks.py tool)."""
+    annotations = tool.get("annotations") or {}
+    title = tool.get("title") or annotations.get("title") or ""
+    return {"name": str(tool["name"]), "title": str(title), "description": str(tool.get("description") or "")}
+
+
+def _pseudo_frequencies(fields: Mapping[str, str], averages: Mapping[str, float]) -> dict[str, float]:
+    """BM25F: each term's frequency per field, weighted and normalised by the field's length."""
+    found: dict[str, float] = defaultdict(float)
+    for field, (weight, b) in FIELDS.items():
+        terms = analyze(fields.get(field, ""))
+        if not terms:
+            continue
+        norm = 1 - b + b * len(terms) / (averages.get(field) or 1.0)
+        for term, count in Counter(terms).items():
+            found[term] += weight * count / norm
+    return found
+
+
+def build_index(documents: Sequence[tuple[str, str, Mapping[str, str]]]) -> dict[str, Any]:
+    """The index of (name, toolset, fields) documents, as the JSON object `search_index.json` holds."""
+    totals: Counter[str] = Counter()
+    for _, _, fields in documents:
+        totals.update({field: len(analyze(fields.get(field, ""))) for field in FIELDS})
+    averages = {field: round(totals[field] / max(len(documents), 1), 3) for field in FIELDS}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for number, (_, _, fields) in enumerate(documents):
+        for term, frequency in sorted(_pseudo_frequencies(fields, averages).items()):
+            postings[term] += [number, max(1, round(frequency * SCALE))]
+    return {
+        "format": FORMAT_VERSION,
+        "averageLengths": averages,
+        "tools": [[name, toolset] for name, toolset, _ in documents],
+        "terms": dict(sorted(postings.items())),
+    }
+
+
+def index_text(index: Mapping[str, Any]) -> str:
+    """`build_index`'s object as the file's text: compact, keys sorted, one term per line."""
+    head = {key: value for key, value in index.items() if key != "terms"}
+    lines = [json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))[:-1] + ',"terms":{']
+    terms = [f"{json.dumps(t, ensure_ascii=False)}:{json.dumps(p, separators=(',', ':'))}" for t, p in index["terms"].items()]
+    return "\n".join(lines + [",\n".join(terms), "}}"]) + "\n"
+
+
+class SearchIndex:
+    """The tools' index in memory: postings per term, the tools' names and toolsets."""
+
+    def __init__(self, tools: list[tuple[str, str | None]], postings: dict[str, dict[int, float]]) -> None:
+        self._tools = tools
+        self._postings = postings
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], extra_tools: Sequence[Mapping[str, Any]] = ()
+    ) -> "SearchIndex":
+        """Read the shipped index; `extra_tools` are wire tool dicts (name, title?, description?,
+        annotations?) of tools hooks.py adds at run time, indexed too. Raises OSError/ValueError when
+        unreadable."""
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+        if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{os.fspath(path)}: not a search index of format {FORMAT_VERSION}")
+        try:
+            tools: list[tuple[str, str | None]] = [(str(name), str(toolset)) for name, toolset in data["tools"]]
+            postings: dict[str, dict[int, float]] = {
+                term: dict(zip(flat[::2], (value / SCALE for value in flat[1::2]), strict=True))
+                for term, flat in data["terms"].items()
+            }
+            averages = {str(field): float(value) for field, value in data["averageLengths"].items()}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{os.fspath(path)}: malformed search index ({exc!r})") from None
+        index = cls(tools, postings)
+        index._add(extra_tools, averages)
+        return index
+
+    def _add(self, extra_tools: Iterable[Mapping[str, Any]], averages: Mapping[str, float]) -> None:
+        known = {name: number for number, (name, _) in enumerate(self._tools)}
+        for tool in extra_tools:
+            name = str(tool["name"])
+            if name in known:  # a hooks.py tool replacing a generated one: its own text wins
+                number = known[name]
+                for found in self._postings.values():
+                    found.pop(number, None)
+            else:
+                number = known[name] = len(self._tools)
+                self._tools.append((name, None))
+            for term, frequency in _pseudo_frequencies(fields_of_wire_tool(tool), averages).items():
+                self._postings.setdefault(term, {})[number] = frequency
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int,
+        names: Collection[str] | None = None,
+        toolset: str | None = None,
+    ) -> tuple[list[str], int]:
+        """Best-first names of the tools matching `query`, only among `names` (None: all) and in
+        `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
+        order (ties by name). An empty/stopword-only query matches nothing (0)."""
+        scores: dict[int, float] = defaultdict(float)
+        count = len(self._tools)
+        for variants in expand(query):
+            best: dict[int, float] = {}
+            for term, weight in variants.items():
+                found = self._postings.get(term)
+                if not found:
+                    continue
+                idf = weight * math.log(1 + (count - len(found) + 0.5) / (len(found) + 0.5))
+                for number, frequency in found.items():
+                    score = idf * frequency / (K1 + frequency)
+                    if score > best.get(number, 0.0):
+                        best[number] = score
+            for number, score in best.items():
+                scores[number] += score
+        allowed = names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        wanted = [
+            (-score, self._tools[number][0])
+            for number, score in scores.items()
+            if (allowed is None or self._tools[number][0] in allowed)
+            and (toolset is None or self._tools[number][1] == toolset)
+        ]
+        wanted.sort()
+        return [name for _, name in wanted[: max(limit, 0)]], len(wanted)
