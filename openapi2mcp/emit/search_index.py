@@ -36,21 +36,31 @@ def runtime_search(package_templates: Path) -> ModuleType:
 def search_index_text(model: ApiModel, package_templates: Path) -> str:
     """The text of `search_index.json`: the same bytes for the same model, whatever the run."""
     search = runtime_search(package_templates)
-    documents = [(tool.name, tool.toolset, tool_fields(tool)) for tool in model.tools]
+    documents = [(tool.name, tool.toolset, tool_fields(tool, search)) for tool in model.tools]
     return str(search.index_text(search.build_index(documents)))
 
 
-def tool_fields(tool: Tool) -> dict[str, str]:
+def tool_fields(tool: Tool, search: ModuleType) -> dict[str, str]:
     """The searchable text of a tool, by index field (search.FIELDS)."""
     names = [tool.name] + ([tool.operation_id] if tool.operation_id and tool.operation_id != tool.name else [])
+    arguments = [parameter.argument for parameter in tool.parameters]
+    if tool.body is not None:
+        arguments += [field.argument for field in tool.body.fields]
     return {
         "name": " ".join(names),
         "title": tool.title,
         "tags": " ".join([*tool.tags, tool.toolset]),
         "path": tool.path,
-        "verb": method_verb(tool.method, tool.path),
+        "verb": "" if _says_what_it_does(search, names) else method_verb(tool.method, tool.path),
+        "params": " ".join(arguments),
         "description": _FOOTER.sub("", tool.description),
     }
+
+
+def _says_what_it_does(search: ModuleType, names: list[str]) -> bool:
+    """Whether the name holds a word of an action synonym group (create, get, list, update...)."""
+    actions = search.action_terms()
+    return any(term in actions for term in search.analyze(" ".join(names)))
 
 
 def method_verb(method: str, path: str) -> str:

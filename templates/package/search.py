@@ -17,20 +17,21 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import snowballstemmer
 
-__all__ = ["FIELDS", "FORMAT_VERSION", "SearchIndex", "analyze", "build_index", "fields_of_wire_tool"]
+__all__ = ["FIELDS", "FORMAT_VERSION", "SearchIndex", "action_terms", "analyze", "build_index", "index_text"]
 
 FORMAT_VERSION = 1
 # field -> (weight, length normalisation b); the order is the order of the stored average lengths
 FIELDS: dict[str, tuple[float, float]] = {
     "name": (3.0, 0.5),  # tool name and operationId, identifier parts split
     "title": (3.0, 0.5),  # the summary (or the name humanised)
-    "tags": (1.5, 0.3),  # tags and toolset
+    "tags": (0.5, 0.3),  # tags and toolset
     "path": (1.5, 0.5),  # path segments and parameter names
-    "verb": (1.0, 0.0),  # what the HTTP method does: get, list, create, update, delete
+    "verb": (1.0, 0.0),  # what the HTTP method does (get, list, create...) when the name does not say
+    "params": (0.5, 0.5),  # argument names: path, query, header and body fields
     "description": (1.0, 0.75),
 }
 K1 = 1.2
@@ -38,23 +39,34 @@ SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's o
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
 
 # Words API users say for the same thing. A query word matches its group's other words at
-# SYNONYM_WEIGHT; the index itself keeps the spec's own words.
-SYNONYMS: tuple[tuple[str, ...], ...] = (
+# SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do, then things.
+ACTIONS: tuple[tuple[str, ...], ...] = (
     ("create", "add", "new", "make", "open", "post", "insert", "register", "generate"),
-    ("delete", "remove", "destroy", "erase", "drop", "discard", "kill", "kick", "purge"),
-    ("update", "edit", "change", "modify", "set", "patch", "replace", "close", "rename", "alter"),
+    ("delete", "remove", "destroy", "erase", "drop", "discard", "kill", "kick", "purge", "clear", "flush"),
+    ("update", "edit", "change", "modify", "set", "patch", "replace", "close", "rename", "alter", "mark"),
     ("get", "show", "read", "retrieve", "fetch", "view", "look", "lookup", "detail", "info", "describe"),
-    ("list", "all", "browse", "enumerate", "index"),
+    ("list", "all", "every", "which", "what", "browse", "enumerate", "index"),
     ("search", "find", "query", "lookup", "filter"),
     ("start", "run", "trigger", "execute", "launch", "begin", "invoke"),
     ("stop", "cancel", "abort", "end", "halt", "terminate"),
+    ("complete", "done", "finish", "resolve"),
+    ("merge", "combine", "consolidate"),
+    ("block", "deny", "ban", "blocklist", "blacklist"),
+    ("deploy", "publish", "release"),
     ("pause", "suspend", "snooze", "mute", "silence"),
     ("copy", "duplicate", "clone"),
     ("send", "post", "deliver", "notify"),
     ("upload", "import", "put"),
     ("download", "export", "content"),
+    ("subscribe", "follow", "watch"),
+    ("unsubscribe", "unfollow"),
+    ("archive", "hide"),
+    ("invite", "invitation"),
+)
+SYNONYMS: tuple[tuple[str, ...], ...] = ACTIONS + (
     ("ticket", "issue", "incident", "case"),
-    ("user", "member", "person", "people", "colleague", "teammate", "who", "account"),
+    ("user", "member", "person", "people", "colleague", "teammate", "who"),
+    ("me", "current", "self", "whoami", "own", "mine"),
     ("team", "group"),
     ("organization", "org", "company"),
     ("repository", "repo"),
@@ -67,25 +79,26 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("folder", "directory"),
     ("token", "key", "credential", "secret"),
     ("setting", "config", "configuration", "preference", "option"),
-    ("permission", "access", "role", "scope", "grant", "allow"),
+    ("permission", "access", "role", "scope", "grant", "allow", "authorize", "authorization"),
     ("statistic", "stats", "metric", "analytics", "usage", "count", "report"),
-    ("cost", "spend", "billing", "price", "invoice", "charge"),
+    ("cost", "spend", "billing", "price", "invoice", "charge", "money"),
     ("log", "history", "audit", "activity", "timeline"),
+    ("recent", "latest", "history"),
+    ("online", "presence", "away", "available"),
+    ("maintenance", "downtime"),
+    ("storage", "volume", "disk"),
+    ("schedule", "cron", "recurring", "periodic"),
     ("email", "mail"),
-    ("domain", "hostname", "host", "site", "website"),
-    ("subscribe", "follow", "watch"),
-    ("unsubscribe", "unfollow"),
+    ("domain", "hostname", "host", "site", "website", "zone", "subdomain"),
     ("webhook", "callback", "hook"),
-    ("archive", "hide"),
-    ("invite", "invitation"),
 )
 
 STOP_WORDS = frozenset(
-    "a about also an and any are as at be been being but by can could did do does doing for from"
-    " had has have having he her here him his how i if in into is it its just let me might must my"
-    " myself of off on once only or other our ours out own please she should so some such than that"
+    "a about also am an and any are as at be been being but by can could did do does doing for from"
+    " had has have having he her here him his how i if in into is it its just let might must my"
+    " myself of off on once only or other our ours out please she should so some such than that"
     " the their them then there these they this those through to too under until us very via was we"
-    " were what when where which while whom why will with would you your yours".split()
+    " were when where while whom why will with would you your yours".split()
 )
 
 _WORD = re.compile(r"[^\W_]+")
@@ -124,6 +137,12 @@ def _synonyms() -> dict[str, tuple[str, ...]]:
     return {stem: tuple(sorted(others)) for stem, others in found.items()}
 
 
+@cache
+def action_terms() -> frozenset[str]:
+    """The stems of every word of ACTIONS."""
+    return frozenset(_stem(word) for group in ACTIONS for word in group)
+
+
 def expand(query: str) -> list[dict[str, float]]:
     """Each distinct query term with its synonyms: term -> weight (the term's own 1.0)."""
     table = _synonyms()
@@ -154,14 +173,17 @@ def _pseudo_frequencies(fields: Mapping[str, str], averages: Mapping[str, float]
     return found
 
 
-def build_index(documents: Sequence[tuple[str, str, Mapping[str, str]]]) -> dict[str, Any]:
-    """The index of (name, toolset, fields) documents, as the JSON object `search_index.json` holds."""
+Document = tuple[str, str, Mapping[str, str]]  # name, toolset, text by field
+
+
+def build_index(documents: Sequence[Document]) -> dict[str, Any]:
+    """The index of the documents, as the JSON object `search_index.json` holds."""
     totals: Counter[str] = Counter()
-    for _, _, fields in documents:
+    for *_, fields in documents:
         totals.update({field: len(analyze(fields.get(field, ""))) for field in FIELDS})
     averages = {field: round(totals[field] / max(len(documents), 1), 3) for field in FIELDS}
     postings: dict[str, list[int]] = defaultdict(list)
-    for number, (_, _, fields) in enumerate(documents):
+    for number, (*_, fields) in enumerate(documents):
         for term, frequency in sorted(_pseudo_frequencies(fields, averages).items()):
             postings[term] += [number, max(1, round(frequency * SCALE))]
     return {
@@ -180,10 +202,15 @@ def index_text(index: Mapping[str, Any]) -> str:
     return "\n".join(lines + [",\n".join(terms), "}}"]) + "\n"
 
 
-class SearchIndex:
-    """The tools' index in memory: postings per term, the tools' names and toolsets."""
+class _Tool(NamedTuple):
+    name: str
+    toolset: str | None  # None: a hooks.py tool
 
-    def __init__(self, tools: list[tuple[str, str | None]], postings: dict[str, dict[int, float]]) -> None:
+
+class SearchIndex:
+    """The tools' index in memory: postings per term (tool number -> pseudo-frequency), the tools."""
+
+    def __init__(self, tools: list[_Tool], postings: dict[str, dict[int, float]]) -> None:
         self._tools = tools
         self._postings = postings
 
@@ -199,7 +226,7 @@ class SearchIndex:
         if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
             raise ValueError(f"{os.fspath(path)}: not a search index of format {FORMAT_VERSION}")
         try:
-            tools: list[tuple[str, str | None]] = [(str(name), str(toolset)) for name, toolset in data["tools"]]
+            tools = [_Tool(str(name), str(toolset)) for name, toolset in data["tools"]]
             postings: dict[str, dict[int, float]] = {
                 term: dict(zip(flat[::2], (value / SCALE for value in flat[1::2]), strict=True))
                 for term, flat in data["terms"].items()
@@ -212,7 +239,7 @@ class SearchIndex:
         return index
 
     def _add(self, extra_tools: Iterable[Mapping[str, Any]], averages: Mapping[str, float]) -> None:
-        known = {name: number for number, (name, _) in enumerate(self._tools)}
+        known = {tool.name: number for number, tool in enumerate(self._tools)}
         for tool in extra_tools:
             name = str(tool["name"])
             if name in known:  # a hooks.py tool replacing a generated one: its own text wins
@@ -221,7 +248,7 @@ class SearchIndex:
                     found.pop(number, None)
             else:
                 number = known[name] = len(self._tools)
-                self._tools.append((name, None))
+                self._tools.append(_Tool(name, None))
             for term, frequency in _pseudo_frequencies(fields_of_wire_tool(tool), averages).items():
                 self._postings.setdefault(term, {})[number] = frequency
 
@@ -236,27 +263,30 @@ class SearchIndex:
         """Best-first names of the tools matching `query`, only among `names` (None: all) and in
         `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
         order (ties by name). An empty/stopword-only query matches nothing (0)."""
+        scores = self._scores(expand(query))
+        allowed = names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        wanted = sorted(
+            (-score, tool.name)
+            for number, score in scores.items()
+            if (tool := self._tools[number])
+            and (allowed is None or tool.name in allowed)
+            and (toolset is None or tool.toolset == toolset)
+        )
+        return [name for _, name in wanted[: max(limit, 0)]], len(wanted)
+
+    def _scores(self, terms: Iterable[Mapping[str, float]]) -> dict[int, float]:
+        """BM25F score of every tool matching a term. A word and its synonyms score as one term (as
+        Lucene's SynonymQuery): the tools holding any of them give its idf, the best weighted
+        frequency its tf."""
         scores: dict[int, float] = defaultdict(float)
         count = len(self._tools)
-        for variants in expand(query):
-            best: dict[int, float] = {}
+        for variants in terms:
+            frequencies: dict[int, float] = {}
             for term, weight in variants.items():
-                found = self._postings.get(term)
-                if not found:
-                    continue
-                idf = weight * math.log(1 + (count - len(found) + 0.5) / (len(found) + 0.5))
-                for number, frequency in found.items():
-                    score = idf * frequency / (K1 + frequency)
-                    if score > best.get(number, 0.0):
-                        best[number] = score
-            for number, score in best.items():
-                scores[number] += score
-        allowed = names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
-        wanted = [
-            (-score, self._tools[number][0])
-            for number, score in scores.items()
-            if (allowed is None or self._tools[number][0] in allowed)
-            and (toolset is None or self._tools[number][1] == toolset)
-        ]
-        wanted.sort()
-        return [name for _, name in wanted[: max(limit, 0)]], len(wanted)
+                for number, frequency in self._postings.get(term, {}).items():
+                    if weight * frequency > frequencies.get(number, 0.0):
+                        frequencies[number] = weight * frequency
+            idf = math.log(1 + (count - len(frequencies) + 0.5) / (len(frequencies) + 0.5))
+            for number, frequency in frequencies.items():
+                scores[number] += idf * frequency / (K1 + frequency)
+        return scores
