@@ -120,7 +120,10 @@ def run(corpus: Path = CORPUS, repeats: int = 20) -> tuple[list[SpecResult], flo
 
 
 def table(results: Sequence[SpecResult], median_ms: float, largest: str) -> str:
-    lines = ["| spec | operations | tasks | recall@1 | recall@5 | index bytes |", "|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| spec | operations | tasks | recall@1 | recall@5 | index bytes |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
     for r in results:
         lines.append(
             f"| {r.name} | {r.operations} | {r.tasks} | {r.hits_at_1 / r.tasks:.0%} | "

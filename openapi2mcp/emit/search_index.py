@@ -42,7 +42,9 @@ def search_index_text(model: ApiModel, package_templates: Path) -> str:
 
 def tool_fields(tool: Tool, search: ModuleType) -> dict[str, str]:
     """The searchable text of a tool, by index field (search.FIELDS)."""
-    names = [tool.name] + ([tool.operation_id] if tool.operation_id and tool.operation_id != tool.name else [])
+    names = [tool.name] + (
+        [tool.operation_id] if tool.operation_id and tool.operation_id != tool.name else []
+    )
     arguments = [parameter.argument for parameter in tool.parameters]
     if tool.body is not None:
         arguments += [field.argument for field in tool.body.fields]

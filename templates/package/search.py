@@ -19,9 +19,15 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any, NamedTuple
 
-import snowballstemmer
-
-__all__ = ["FIELDS", "FORMAT_VERSION", "SearchIndex", "action_terms", "analyze", "build_index", "index_text"]
+__all__ = [
+    "FIELDS",
+    "FORMAT_VERSION",
+    "SearchIndex",
+    "action_terms",
+    "analyze",
+    "build_index",
+    "index_text",
+]
 
 FORMAT_VERSION = 1
 # field -> (weight, length normalisation b); the order is the order of the stored average lengths
@@ -29,8 +35,8 @@ FIELDS: dict[str, tuple[float, float]] = {
     "name": (3.0, 0.5),  # tool name and operationId, identifier parts split
     "title": (3.0, 0.5),  # the summary (or the name humanised)
     "tags": (0.5, 0.3),  # tags and toolset
-    "path": (1.5, 0.5),  # path segments and parameter names
-    "verb": (1.0, 0.0),  # what the HTTP method does (get, list, create...) when the name does not say
+    "path": (1.5, 0.5),  # path segments, parameter names among them
+    "verb": (1.0, 0.0),  # what the method does (get, list, create...), when the name does not say
     "params": (0.5, 0.5),  # argument names: path, query, header and body fields
     "description": (1.0, 0.75),
 }
@@ -38,68 +44,69 @@ K1 = 1.2
 SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
 
-# Words API users say for the same thing. A query word matches its group's other words at
-# SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do, then things.
-ACTIONS: tuple[tuple[str, ...], ...] = (
-    ("create", "add", "new", "make", "open", "post", "insert", "register", "generate"),
-    ("delete", "remove", "destroy", "erase", "drop", "discard", "kill", "kick", "purge", "clear", "flush"),
-    ("update", "edit", "change", "modify", "set", "patch", "replace", "close", "rename", "alter", "mark"),
-    ("get", "show", "read", "retrieve", "fetch", "view", "look", "lookup", "detail", "info", "describe"),
-    ("list", "all", "every", "which", "what", "browse", "enumerate", "index"),
-    ("search", "find", "query", "lookup", "filter"),
-    ("start", "run", "trigger", "execute", "launch", "begin", "invoke"),
-    ("stop", "cancel", "abort", "end", "halt", "terminate"),
-    ("complete", "done", "finish", "resolve"),
-    ("merge", "combine", "consolidate"),
-    ("block", "deny", "ban", "blocklist", "blacklist"),
-    ("deploy", "publish", "release"),
-    ("pause", "suspend", "snooze", "mute", "silence"),
-    ("copy", "duplicate", "clone"),
-    ("send", "post", "deliver", "notify"),
-    ("upload", "import", "put"),
-    ("download", "export", "content"),
-    ("subscribe", "follow", "watch"),
-    ("unsubscribe", "unfollow"),
-    ("archive", "hide"),
-    ("invite", "invitation"),
-)
-SYNONYMS: tuple[tuple[str, ...], ...] = ACTIONS + (
-    ("ticket", "issue", "incident", "case"),
-    ("user", "member", "person", "people", "colleague", "teammate", "who"),
-    ("me", "current", "self", "whoami", "own", "mine"),
-    ("team", "group"),
-    ("organization", "org", "company"),
-    ("repository", "repo"),
-    ("message", "chat", "post"),
-    ("channel", "conversation", "room"),
-    ("comment", "note", "reply"),
-    ("file", "attachment", "document", "doc"),
-    ("image", "picture", "photo", "icon", "avatar"),
-    ("label", "tag"),
-    ("folder", "directory"),
-    ("token", "key", "credential", "secret"),
-    ("setting", "config", "configuration", "preference", "option"),
-    ("permission", "access", "role", "scope", "grant", "allow", "authorize", "authorization"),
-    ("statistic", "stats", "metric", "analytics", "usage", "count", "report"),
-    ("cost", "spend", "billing", "price", "invoice", "charge", "money"),
-    ("log", "history", "audit", "activity", "timeline"),
-    ("recent", "latest", "history"),
-    ("online", "presence", "away", "available"),
-    ("maintenance", "downtime"),
-    ("storage", "volume", "disk"),
-    ("schedule", "cron", "recurring", "periodic"),
-    ("email", "mail"),
-    ("domain", "hostname", "host", "site", "website", "zone", "subdomain"),
-    ("webhook", "callback", "hook"),
-)
+# Words API users say for the same thing, one group a line. A query word matches its group's other
+# words at SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do
+# (ACTIONS: a name holding one of these says what it does), then things.
+ACTIONS = tuple(tuple(line.split()) for line in """
+create add new make open post insert register generate
+delete remove destroy erase drop discard kill kick purge clear flush
+update edit change modify set patch replace close rename alter mark
+get show read retrieve fetch view look lookup detail info describe
+list all every which what browse enumerate index
+search find query lookup filter
+start run trigger execute launch begin invoke
+stop cancel abort end halt terminate
+complete done finish resolve
+merge combine consolidate
+block deny ban blocklist blacklist
+deploy publish release
+pause suspend snooze mute silence
+copy duplicate clone
+send post deliver notify
+upload import put
+download export content
+subscribe follow watch
+unsubscribe unfollow
+archive hide
+invite invitation
+""".strip().splitlines())
+SYNONYMS = ACTIONS + tuple(tuple(line.split()) for line in """
+ticket issue incident case
+user member person people colleague teammate who
+me current self whoami own mine
+team group
+organization org company
+repository repo
+message chat post
+channel conversation room
+comment note reply
+file attachment document doc
+image picture photo icon avatar
+label tag
+folder directory
+token key credential secret
+setting config configuration preference option
+permission access role scope grant allow authorize authorization
+statistic stats metric analytics usage count report
+cost spend billing price invoice charge money
+log history audit activity timeline
+recent latest history
+online presence away available
+maintenance downtime
+storage volume disk
+schedule cron recurring periodic
+email mail
+domain hostname host site website zone subdomain
+webhook callback hook
+""".strip().splitlines())
 
-STOP_WORDS = frozenset(
-    "a about also am an and any are as at be been being but by can could did do does doing for from"
-    " had has have having he her here him his how i if in into is it its just let might must my"
-    " myself of off on once only or other our ours out please she should so some such than that"
-    " the their them then there these they this those through to too under until us very via was we"
-    " were when where while whom why will with would you your yours".split()
-)
+STOP_WORDS = frozenset("""
+a about also am an and any are as at be been being but by can could did do does doing for from
+had has have having he her here him his how i if in into is it its just let might must my myself
+of off on once only or other our ours out please she should so some such than that the their
+them then there these they this those through to too under until us very via was we were when
+where while whom why will with would you your yours
+""".split())  # noqa: SIM905 (a paragraph reads better than 110 quoted words)
 
 _WORD = re.compile(r"[^\W_]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
@@ -107,7 +114,11 @@ _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+
 
 @cache
 def _stemmer() -> Any:
-    return snowballstemmer.EnglishStemmer()  # the pure-Python algorithm: the same stems everywhere
+    """Snowball's English stemmer, its pure-Python class (the same stems with or without PyStemmer);
+    imported on first use: importing snowballstemmer loads every language's (about 15 ms)."""
+    import snowballstemmer  # type: ignore[import-untyped,unused-ignore]
+
+    return snowballstemmer.EnglishStemmer()
 
 
 @cache
@@ -157,10 +168,16 @@ def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
     """The searchable text of a tool known only by its wire form (a hooks.py tool)."""
     annotations = tool.get("annotations") or {}
     title = tool.get("title") or annotations.get("title") or ""
-    return {"name": str(tool["name"]), "title": str(title), "description": str(tool.get("description") or "")}
+    return {
+        "name": str(tool["name"]),
+        "title": str(title),
+        "description": str(tool.get("description") or ""),
+    }
 
 
-def _pseudo_frequencies(fields: Mapping[str, str], averages: Mapping[str, float]) -> dict[str, float]:
+def _pseudo_frequencies(
+    fields: Mapping[str, str], averages: Mapping[str, float]
+) -> dict[str, float]:
     """BM25F: each term's frequency per field, weighted and normalised by the field's length."""
     found: dict[str, float] = defaultdict(float)
     for field, (weight, b) in FIELDS.items():
@@ -197,9 +214,12 @@ def build_index(documents: Sequence[Document]) -> dict[str, Any]:
 def index_text(index: Mapping[str, Any]) -> str:
     """`build_index`'s object as the file's text: compact, keys sorted, one term per line."""
     head = {key: value for key, value in index.items() if key != "terms"}
-    lines = [json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))[:-1] + ',"terms":{']
-    terms = [f"{json.dumps(t, ensure_ascii=False)}:{json.dumps(p, separators=(',', ':'))}" for t, p in index["terms"].items()]
-    return "\n".join(lines + [",\n".join(terms), "}}"]) + "\n"
+    opening = json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))[:-1]
+    terms = [
+        f"{json.dumps(term, ensure_ascii=False)}:{json.dumps(postings, separators=(',', ':'))}"
+        for term, postings in index["terms"].items()
+    ]
+    return "\n".join([f'{opening},"terms":{{', ",\n".join(terms), "}}"]) + "\n"
 
 
 class _Tool(NamedTuple):
@@ -217,7 +237,7 @@ class SearchIndex:
     @classmethod
     def load(
         cls, path: str | os.PathLike[str], extra_tools: Sequence[Mapping[str, Any]] = ()
-    ) -> "SearchIndex":
+    ) -> SearchIndex:
         """Read the shipped index; `extra_tools` are wire tool dicts (name, title?, description?,
         annotations?) of tools hooks.py adds at run time, indexed too. Raises OSError/ValueError when
         unreadable."""
@@ -264,7 +284,9 @@ class SearchIndex:
         `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
         order (ties by name). An empty/stopword-only query matches nothing (0)."""
         scores = self._scores(expand(query))
-        allowed = names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        allowed = (
+            names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        )
         wanted = sorted(
             (-score, tool.name)
             for number, score in scores.items()
