@@ -25,7 +25,7 @@ import yaml
 
 from openapi2mcp.emit.render import templates_dir
 from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_search
-from openapi2mcp.model import GeneratorOptions
+from openapi2mcp.model import METHOD_ORDER, GeneratorOptions
 from openapi2mcp.pipeline import generate
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,28 +68,58 @@ def load_task_files(directory: Path = TASKS_DIR) -> list[SpecTasks]:
     return found
 
 
-def generated_index(spec_path: Path, directory: Path) -> tuple[Any, list[str], int]:
-    """The spec's SearchIndex (through the real pipeline and file), its tool names, the file's bytes."""
-    generation = generate(str(spec_path), GeneratorOptions(dist_name=PACKAGE, env_prefix="EVAL"))
+@dataclass(frozen=True)
+class GeneratedSpec:
+    tasks: SpecTasks
+    index: Any  # the package's search.SearchIndex, read from the generated file
+    names: tuple[str, ...]  # every generated tool, in order
+    index_bytes: int
+    summaries: int  # operations of the spec that have a summary
+
+
+def generate_spec(spec_tasks: SpecTasks, corpus: Path, directory: Path) -> GeneratedSpec:
+    """The spec generated in memory by the real pipeline; its index file loaded as the server does."""
+    generation = generate(str(corpus / spec_tasks.spec), GeneratorOptions(dist_name=PACKAGE, env_prefix="E"))
     text = generation.files[f"{PACKAGE}/{SEARCH_INDEX_FILE}"]
-    path = directory / f"{spec_path.stem}.json"
+    path = directory / f"{spec_tasks.name}.json"
     path.write_text(text, encoding="utf-8")
-    search = runtime_search(templates_dir() / "package")
-    return search.SearchIndex.load(path), [tool.name for tool in generation.model.tools], len(text.encode())
+    index = runtime_search(templates_dir() / "package").SearchIndex.load(path)
+    names = tuple(tool.name for tool in generation.model.tools)
+    return GeneratedSpec(spec_tasks, index, names, len(text.encode()), summaries(generation.document))
 
 
-def evaluate(spec_tasks: SpecTasks, index: Any, operations: int, index_bytes: int) -> SpecResult:
+def summaries(document: dict[str, Any]) -> int:
+    return sum(
+        1
+        for item in document.get("paths", {}).values()
+        for key, operation in item.items()
+        if key in METHOD_ORDER and isinstance(operation, dict) and operation.get("summary")
+    )
+
+
+def generate_all(corpus: Path = CORPUS) -> list[GeneratedSpec]:
+    with tempfile.TemporaryDirectory() as work:
+        return [generate_spec(spec_tasks, corpus, Path(work)) for spec_tasks in load_task_files()]
+
+
+def evaluate(spec: GeneratedSpec) -> SpecResult:
     hits_1 = hits_5 = 0
     misses = []
-    for task in spec_tasks.tasks:
-        top, _ = index.search(task.query, limit=DEPTH)
+    for task in spec.tasks.tasks:
+        top, _ = spec.index.search(task.query, limit=DEPTH)
         hits_1 += bool(top[:1] and top[0] in task.expected)
         found = any(name in task.expected for name in top)
         hits_5 += found
         if not found:
             misses.append((task.query, tuple(top)))
     return SpecResult(
-        spec_tasks.name, operations, len(spec_tasks.tasks), hits_1, hits_5, index_bytes, tuple(misses)
+        spec.tasks.name,
+        len(spec.names),
+        len(spec.tasks.tasks),
+        hits_1,
+        hits_5,
+        spec.index_bytes,
+        tuple(misses),
     )
 
 
@@ -106,17 +136,14 @@ def median_search_ms(index: Any, queries: Sequence[str], repeats: int) -> float:
 
 def run(corpus: Path = CORPUS, repeats: int = 20) -> tuple[list[SpecResult], float, str]:
     """Every spec's result, the median search time on the largest spec (ms) and that spec's name."""
-    results = []
-    largest: tuple[int, Any, SpecTasks] | None = None
-    with tempfile.TemporaryDirectory() as work:
-        for spec_tasks in load_task_files():
-            index, names, size = generated_index(corpus / spec_tasks.spec, Path(work))
-            results.append(evaluate(spec_tasks, index, len(names), size))
-            if largest is None or len(names) > largest[0]:
-                largest = (len(names), index, spec_tasks)
-    assert largest is not None, "no task files"
-    queries = [task.query for task in largest[2].tasks]
-    return results, median_search_ms(largest[1], queries, repeats), largest[2].name
+    specs = generate_all(corpus)
+    largest = max(specs, key=lambda spec: len(spec.names))
+    queries = [task.query for task in largest.tasks.tasks]
+    return (
+        [evaluate(spec) for spec in specs],
+        median_search_ms(largest.index, queries, repeats),
+        largest.tasks.name,
+    )
 
 
 def table(results: Sequence[SpecResult], median_ms: float, largest: str) -> str:

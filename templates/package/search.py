@@ -128,8 +128,12 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
-    `/zones/{zone_id}` give their parts."""
-    return [part.lower() for run in _WORD.findall(text) for part in _PART.findall(run) or (run,)]
+    `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only)."""
+    return [
+        part.lower()
+        for run in _WORD.findall(text)
+        for part in (_PART.findall(run) if run.isascii() else (run,))
+    ]
 
 
 def analyze(text: str) -> list[str]:

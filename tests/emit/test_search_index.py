@@ -1,0 +1,216 @@
+"""The search index generation ships (`search_index.json`): the analyzer shared with the runtime,
+the fields taken from each tool, the file's bytes, and exact rankings on a small spec."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from openapi2mcp.emit.render import templates_dir
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, method_verb, runtime_search, tool_fields
+from openapi2mcp.model import GeneratorOptions
+from openapi2mcp.pipeline import Generation, generate
+
+search = runtime_search(templates_dir() / "package")
+OK = {"200": {"description": "ok"}}
+
+
+def operation(
+    operation_id: str, summary: str | None, tags: list[str], description: str = ""
+) -> dict[str, Any]:
+    found: dict[str, Any] = {"operationId": operation_id, "tags": tags, "responses": OK}
+    if summary:
+        found["summary"] = summary
+    if description:
+        found["description"] = description
+    return found
+
+
+ID = [{"name": "issue_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+TRACKER: dict[str, Any] = {
+    "openapi": "3.0.3",
+    "info": {"title": "Tracker", "version": "1"},
+    "servers": [{"url": "https://tracker.example.com"}],
+    "paths": {
+        "/issues": {
+            "get": operation("listIssues", "List issues", ["issues"]),
+            "post": operation("createIssue", "Create an issue", ["issues"]),
+        },
+        "/issues/{issue_id}": {
+            "parameters": ID,
+            "get": operation("getIssue", "Get an issue", ["issues"]),
+            "patch": operation("updateIssue", "Update an issue", ["issues"], "Change its state or title."),
+            "delete": operation("deleteIssue", "Delete an issue", ["issues"]),
+        },
+        "/issues/{issue_id}/comments": {
+            "parameters": ID,
+            "post": operation("addIssueComment", None, ["comments"]),
+        },
+        "/members": {"get": operation("listOrgMembers", "Members of the organization", ["people"])},
+        "/repos/{repo}/stargazers": {
+            "parameters": [{"name": "repo", "in": "path", "required": True, "schema": {"type": "string"}}],
+            "get": operation("listStargazers", "List stargazers", ["stars"], "Who starred a repository."),
+        },
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def tracker(tmp_path_factory: pytest.TempPathFactory) -> Generation:
+    path = tmp_path_factory.mktemp("spec") / "tracker.yaml"
+    path.write_text(yaml.safe_dump(TRACKER), encoding="utf-8")
+    return generate(str(path), GeneratorOptions(dist_name="tracker", env_prefix="TRACKER"))
+
+
+@pytest.fixture(scope="module")
+def index(tracker: Generation, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    path = tmp_path_factory.mktemp("index") / SEARCH_INDEX_FILE
+    path.write_text(tracker.files[f"tracker/{SEARCH_INDEX_FILE}"], encoding="utf-8")
+    return search.SearchIndex.load(path)
+
+
+# ---- the analyzer --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("listCoreV1NamespacedPod", ["list", "core", "v1", "namespaced", "pod"]),
+        ("HTTPRequestLog", ["http", "request", "log"]),
+        ("conversations_setTopic", ["conversations", "set", "topic"]),
+        ("dns-records-for-a-zone", ["dns", "records", "for", "a", "zone"]),
+        ("/zones/{zone_id}/dns_records", ["zones", "zone", "id", "dns", "records"]),
+        ("Crème brûlée, 2 ways", ["crème", "brûlée", "2", "ways"]),
+    ],
+)
+def test_words_split_identifiers_paths_and_text(text: str, expected: list[str]) -> None:
+    assert search.words(text) == expected
+
+
+def test_analyze_drops_stop_words_and_one_letter_words_and_stems() -> None:
+    assert search.analyze("Listing all of the Deployments in a namespace, v2") == [
+        "list",
+        "all",
+        "deploy",
+        "namespac",
+        "v2",
+    ]
+    assert search.analyze("the of a I") == []
+
+
+def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:
+    expanded = search.expand("remove tickets")
+    assert expanded[0]["remov"] == 1.0 and expanded[0]["delet"] == search.SYNONYM_WEIGHT
+    assert {"issu", "incid"} <= set(expanded[1]) and expanded[1]["ticket"] == 1.0
+
+
+def test_the_http_method_says_what_a_tool_does() -> None:
+    assert [method_verb(m, p) for m, p in [("GET", "/a"), ("GET", "/a/{id}"), ("POST", "/a")]] == [
+        "list",
+        "get",
+        "create",
+    ]
+    assert [method_verb(m, "/a/{id}") for m in ("PUT", "PATCH", "DELETE", "HEAD")] == [
+        "update",
+        "update",
+        "delete",
+        "",
+    ]
+
+
+# ---- the fields and the file ---------------------------------------------------------------------
+
+
+def test_a_tools_fields_hold_its_name_summary_tags_path_arguments_and_description(
+    tracker: Generation,
+) -> None:
+    update = next(tool for tool in tracker.model.tools if tool.name == "updateIssue")
+    assert tool_fields(update, search) == {
+        "name": "updateIssue",
+        "title": "Update an issue",
+        "tags": "issues issues",
+        "path": "/issues/{issue_id}",
+        "verb": "",  # the name says it: "update"
+        "params": "issue_id",
+        "description": "Update an issue\n\nChange its state or title.",
+    }
+    stargazers = next(tool for tool in tracker.model.tools if tool.name == "listStargazers")
+    assert tool_fields(stargazers, search)["verb"] == ""
+    comment = next(tool for tool in tracker.model.tools if tool.name == "addIssueComment")
+    assert tool_fields(comment, search)["description"] == ""  # only the HTTP footer: left out
+
+
+def test_a_name_without_an_action_word_gets_the_methods() -> None:
+    spec = {"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "paths": {"/pets": {"get": {}}}}
+    spec["paths"]["/pets"]["get"] = operation("pets", None, [])
+    tools = _generate(spec).model.tools
+    assert tool_fields(tools[0], search)["verb"] == "list"
+
+
+def _generate(document: dict[str, Any]) -> Generation:
+    with tempfile.TemporaryDirectory() as work:
+        path = Path(work) / "spec.json"
+        path.write_text(json.dumps(document), encoding="utf-8")
+        return generate(str(path), GeneratorOptions(dist_name="t", env_prefix="T"))
+
+
+def test_the_index_file_is_json_with_one_entry_per_tool_and_sorted_terms(tracker: Generation) -> None:
+    text = tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
+    data = json.loads(text)
+    assert data["format"] == search.FORMAT_VERSION
+    assert data["tools"] == [[tool.name, tool.toolset] for tool in tracker.model.tools]
+    assert list(data["terms"]) == sorted(data["terms"])
+    assert set(data["averageLengths"]) == set(search.FIELDS)
+    postings = data["terms"]["stargaz"]
+    assert postings[0::2] == [7] and all(isinstance(value, int) and value > 0 for value in postings[1::2])
+    assert text.endswith("}}\n") and text.count("\n") == len(data["terms"]) + 2
+
+
+def test_the_index_file_is_the_same_bytes_at_every_generation(tracker: Generation) -> None:
+    documents = [(tool.name, tool.toolset, tool_fields(tool, search)) for tool in tracker.model.tools]
+    again = search.index_text(search.build_index(documents))
+    assert again == tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
+    reversed_fields = [(n, t, dict(reversed(list(f.items())))) for n, t, f in documents]
+    assert search.index_text(search.build_index(reversed_fields)) == again
+
+
+def test_a_spec_without_operations_gets_an_empty_index(tmp_path: Path) -> None:
+    document = {"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "paths": {}}
+    text = _generate(document).files[f"t/{SEARCH_INDEX_FILE}"]
+    path = tmp_path / SEARCH_INDEX_FILE
+    path.write_text(text, encoding="utf-8")
+    assert json.loads(text)["tools"] == []
+    assert search.SearchIndex.load(path).search("anything", limit=5) == ([], 0)
+
+
+# ---- rankings on the small spec ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("remove a ticket", ["deleteIssue"]),  # two synonyms
+        ("open a new issue", ["createIssue"]),
+        ("close the issue", ["updateIssue"]),  # close: an update
+        ("show issue details", ["getIssue"]),
+        ("browse all issues", ["listIssues"]),
+        ("who starred this repo", ["listStargazers"]),  # repo: repository; starred: stargazers' text
+        ("people in the org", ["listOrgMembers"]),
+        ("comment on an issue", ["addIssueComment"]),  # no summary: the name's parts
+    ],
+)
+def test_the_right_tool_comes_first(index: Any, query: str, expected: list[str]) -> None:
+    assert index.search(query, limit=1)[0] == expected
+
+
+def test_exact_ranking_and_total_of_a_query(index: Any) -> None:
+    assert index.search("delete issue", limit=10) == (
+        # the path of get/update/delete holds "issue" twice; addIssueComment's name once, no summary
+        ["deleteIssue", "getIssue", "updateIssue", "createIssue", "listIssues", "addIssueComment"],
+        6,
+    )

@@ -1,0 +1,114 @@
+"""search.py at run time: reading the shipped index, the tools hooks.py adds, filtering by name and
+toolset, limits, totals and ties."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import template_module
+
+search = template_module("search")
+
+DOCUMENTS = [
+    ("listPets", "pets", {"name": "listPets", "title": "List pets", "path": "/pets"}),
+    ("createPet", "pets", {"name": "createPet", "title": "Create a pet", "path": "/pets"}),
+    ("deletePet", "pets", {"name": "deletePet", "title": "Delete a pet", "path": "/pets/{petId}"}),
+    ("placeOrder", "store", {"name": "placeOrder", "title": "Place an order for a pet", "path": "/orders"}),
+    ("getInventory", "store", {"name": "getInventory", "title": "Stock by status", "path": "/inventory"}),
+]
+
+
+def write_index(directory: Path, documents: Any = DOCUMENTS) -> Path:
+    path = directory / "search_index.json"
+    path.write_text(search.index_text(search.build_index(documents)), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Any:
+    return search.SearchIndex.load(write_index(tmp_path))
+
+
+def test_a_query_finds_the_tools_best_first_with_the_total(index: Any) -> None:
+    # deletePet's path holds "pet" twice (/pets/{petId}); placeOrder only in its title
+    assert index.search("pet", limit=10) == (["deletePet", "createPet", "listPets", "placeOrder"], 4)
+    assert index.search("remove a pet", limit=1) == (["deletePet"], 4)
+
+
+def test_the_limit_cuts_the_names_but_not_the_total(index: Any) -> None:
+    assert index.search("pet", limit=2) == (["deletePet", "createPet"], 4)
+    assert index.search("pet", limit=0) == ([], 4)
+
+
+def test_ties_are_ordered_by_name(tmp_path: Path) -> None:
+    twins = [(name, "x", {"name": "same words"}) for name in ("b", "c", "a")]
+    loaded = search.SearchIndex.load(write_index(tmp_path, twins))
+    assert loaded.search("words", limit=5) == (["a", "b", "c"], 3)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "the of a", "?!"])
+def test_an_empty_or_stop_word_query_matches_nothing(index: Any, query: str) -> None:
+    assert index.search(query, limit=10) == ([], 0)
+
+
+def test_names_and_toolset_narrow_the_matches_and_the_total(index: Any) -> None:
+    assert index.search("pet", limit=10, toolset="store") == (["placeOrder"], 1)
+    assert index.search("pet", limit=10, names={"listPets", "placeOrder"}) == (["listPets", "placeOrder"], 2)
+    assert index.search("pet", limit=10, names=["deletePet"], toolset="pets") == (["deletePet"], 1)
+    assert index.search("pet", limit=10, names=[], toolset=None) == ([], 0)
+    assert index.search("pet", limit=10, toolset="nowhere") == ([], 0)
+
+
+def test_extra_tools_are_searchable_and_in_no_toolset(tmp_path: Path) -> None:
+    extra = [
+        {"name": "adoptionReport", "description": "Monthly report of adoptions"},
+        {"name": "x", "annotations": {"title": "Vaccination records"}},
+    ]
+    loaded = search.SearchIndex.load(write_index(tmp_path), extra_tools=extra)
+    assert loaded.search("adoptions report", limit=5) == (["adoptionReport"], 1)
+    assert loaded.search("vaccination", limit=5) == (["x"], 1)
+    assert loaded.search("vaccination", limit=5, toolset="pets") == ([], 0)
+
+
+def test_an_extra_tool_of_a_generated_name_replaces_its_text(tmp_path: Path) -> None:
+    extra = [{"name": "getInventory", "title": "Warehouse levels"}]
+    loaded = search.SearchIndex.load(write_index(tmp_path), extra_tools=extra)
+    assert loaded.search("warehouse", limit=5, toolset="store") == (["getInventory"], 1)
+    assert loaded.search("stock status", limit=5) == ([], 0)
+
+
+def test_indexing_a_few_extra_tools_is_cheap(tmp_path: Path) -> None:
+    path = write_index(tmp_path)
+    extra = [{"name": f"hook{n}", "title": f"Hook number {n}", "description": "x " * 200} for n in range(20)]
+    search.SearchIndex.load(path, extra_tools=extra)  # warm the stemmer's caches
+    start = time.perf_counter()
+    search.SearchIndex.load(path, extra_tools=extra)
+    assert time.perf_counter() - start < 0.05  # 20 tools; the brief is < 5 ms for a few
+
+
+def test_a_missing_file_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        search.SearchIndex.load(tmp_path / "none.json")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[]",
+        json.dumps({"format": 99, "tools": [], "terms": {}, "averageLengths": {}}),
+        json.dumps({"format": 1, "tools": [["a"]], "terms": {}, "averageLengths": {}}),
+        json.dumps({"format": 1, "tools": [], "terms": {"x": [0]}, "averageLengths": {}}),
+        json.dumps({"format": 1, "tools": []}),
+    ],
+)
+def test_an_unreadable_index_raises_valueerror(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "search_index.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError):
+        search.SearchIndex.load(path)
