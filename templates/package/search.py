@@ -43,6 +43,8 @@ FIELDS: dict[str, tuple[float, float]] = {
 K1 = 1.2
 SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
+RERANK = 50  # the best matches are reranked by how much of their name the query says
+NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much more
 
 # Words API users say for the same thing, one group a line. A query word matches its group's other
 # words at SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do
@@ -237,6 +239,7 @@ class SearchIndex:
     def __init__(self, tools: list[_Tool], postings: dict[str, dict[int, float]]) -> None:
         self._tools = tools
         self._postings = postings
+        self._name_terms: dict[int, frozenset[str]] = {}  # filled as tools reach a first page
 
     @classmethod
     def load(
@@ -287,18 +290,35 @@ class SearchIndex:
         """Best-first names of the tools matching `query`, only among `names` (None: all) and in
         `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
         order (ties by name). An empty/stopword-only query matches nothing (0)."""
-        scores = self._scores(expand(query))
+        terms = expand(query)
+        scores = self._scores(terms)
         allowed = (
             names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
         )
         wanted = sorted(
-            (-score, tool.name)
+            (-score, tool.name, number)
             for number, score in scores.items()
             if (tool := self._tools[number])
             and (allowed is None or tool.name in allowed)
             and (toolset is None or tool.toolset == toolset)
         )
-        return [name for _, name in wanted[: max(limit, 0)]], len(wanted)
+        best = self._rerank(wanted[:RERANK], {term for variants in terms for term in variants})
+        names_found = [name for _, name, _ in best + wanted[RERANK:]]
+        return names_found[: max(limit, 0)], len(wanted)
+
+    def _rerank(
+        self, ranked: list[tuple[float, str, int]], query_terms: set[str]
+    ) -> list[tuple[float, str, int]]:
+        """The best matches boosted by the share of their name's words the query holds (or a synonym
+        of): `deleteUser` before `deleteUserContactMethod` for "delete a user"."""
+        boosted = []
+        for negative, name, number in ranked:
+            words = self._name_terms.get(number)
+            if words is None:
+                words = self._name_terms[number] = frozenset(analyze(name))
+            share = len(words & query_terms) / len(words) if words else 0.0
+            boosted.append((negative * (1 + NAME_BOOST * share), name, number))
+        return sorted(boosted)
 
     def _scores(self, terms: Iterable[Mapping[str, float]]) -> dict[int, float]:
         """BM25F score of every tool matching a term. A word and its synonyms score as one term (as
