@@ -16,7 +16,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 __all__ = [
@@ -110,6 +110,7 @@ them then there these they this those through to too under until us very via was
 where while whom why will with would you your yours
 """.split())  # noqa: SIM905 (a paragraph reads better than 110 quoted words)
 
+_WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
 _WORD = re.compile(r"[^\W_]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
 
@@ -123,7 +124,7 @@ def _stemmer() -> Any:
     return snowballstemmer.EnglishStemmer()
 
 
-@cache
+@lru_cache(maxsize=_WORDS_CACHED)
 def _stem(word: str) -> str:
     return str(_stemmer().stemWord(word))
 
@@ -131,16 +132,22 @@ def _stem(word: str) -> str:
 def words(text: str) -> list[str]:
     """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
     `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only)."""
-    return [
-        part.lower()
-        for run in _WORD.findall(text)
-        for part in (_PART.findall(run) if run.isascii() else (run,))
-    ]
+    return [part for run in _WORD.findall(text) for part in _parts(run)]
+
+
+@lru_cache(maxsize=_WORDS_CACHED)
+def _parts(run: str) -> tuple[str, ...]:
+    return tuple(part.lower() for part in (_PART.findall(run) if run.isascii() else (run,)))
 
 
 def analyze(text: str) -> list[str]:
     """The terms of `text`: its words less stop words and one-letter words, stemmed."""
-    return [_stem(word) for word in words(text) if len(word) > 1 and word not in STOP_WORDS]
+    return [term for run in _WORD.findall(text) for term in _run_terms(run)]
+
+
+@lru_cache(maxsize=_WORDS_CACHED)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(_stem(word) for word in _parts(run) if len(word) > 1 and word not in STOP_WORDS)
 
 
 @cache
@@ -181,13 +188,17 @@ def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
+def _analyzed(fields: Mapping[str, str]) -> dict[str, list[str]]:
+    return {field: analyze(fields.get(field, "")) for field in FIELDS}
+
+
 def _pseudo_frequencies(
-    fields: Mapping[str, str], averages: Mapping[str, float]
+    analyzed: Mapping[str, list[str]], averages: Mapping[str, float]
 ) -> dict[str, float]:
     """BM25F: each term's frequency per field, weighted and normalised by the field's length."""
     found: dict[str, float] = defaultdict(float)
     for field, (weight, b) in FIELDS.items():
-        terms = analyze(fields.get(field, ""))
+        terms = analyzed[field]
         if not terms:
             continue
         norm = 1 - b + b * len(terms) / (averages.get(field) or 1.0)
@@ -201,13 +212,12 @@ Document = tuple[str, str, Mapping[str, str]]  # name, toolset, text by field
 
 def build_index(documents: Sequence[Document]) -> dict[str, Any]:
     """The index of the documents, as the JSON object `search_index.json` holds."""
-    totals: Counter[str] = Counter()
-    for *_, fields in documents:
-        totals.update({field: len(analyze(fields.get(field, ""))) for field in FIELDS})
-    averages = {field: round(totals[field] / max(len(documents), 1), 3) for field in FIELDS}
+    analyzed = [_analyzed(fields) for *_, fields in documents]
+    count = max(len(documents), 1)
+    averages = {field: round(sum(len(a[field]) for a in analyzed) / count, 3) for field in FIELDS}
     postings: dict[str, list[int]] = defaultdict(list)
-    for number, (*_, fields) in enumerate(documents):
-        for term, frequency in sorted(_pseudo_frequencies(fields, averages).items()):
+    for number, terms in enumerate(analyzed):
+        for term, frequency in sorted(_pseudo_frequencies(terms, averages).items()):
             postings[term] += [number, max(1, round(frequency * SCALE))]
     return {
         "format": FORMAT_VERSION,
@@ -276,7 +286,9 @@ class SearchIndex:
             else:
                 number = known[name] = len(self._tools)
                 self._tools.append(_Tool(name, None))
-            for term, frequency in _pseudo_frequencies(fields_of_wire_tool(tool), averages).items():
+            for term, frequency in _pseudo_frequencies(
+                _analyzed(fields_of_wire_tool(tool)), averages
+            ).items():
                 self._postings.setdefault(term, {})[number] = frequency
 
     def search(
