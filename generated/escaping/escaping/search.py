@@ -1,0 +1,350 @@
+"""Search over the tools: BM25F over the index that generation ships (`search_index.json`).
+
+One analyzer (split identifiers and words, drop stop words, Snowball-stem) serves both sides: the
+generator loads this very file to build the index (openapi2mcp/emit/search_index.py), the server
+uses it to read queries and to index the tools hooks.py adds. The index holds, per term, each
+tool's field-weighted, length-normalised term frequency (BM25F's pseudo-frequency), so a search
+only sums `idf * tf / (k1 + tf)` over the postings of the query's terms and their synonyms.
+Format: docs/search-index.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from functools import cache, lru_cache
+from typing import Any, NamedTuple
+
+__all__ = [
+    "FIELDS",
+    "FORMAT_VERSION",
+    "SearchIndex",
+    "action_terms",
+    "analyze",
+    "build_index",
+    "index_text",
+]
+
+FORMAT_VERSION = 1
+# field -> (weight, length normalisation b); the order is the order of the stored average lengths
+FIELDS: dict[str, tuple[float, float]] = {
+    "name": (3.0, 0.5),  # tool name and operationId, identifier parts split
+    "title": (3.0, 0.5),  # the summary (or the name humanised)
+    "tags": (0.5, 0.3),  # tags and toolset
+    "path": (1.5, 0.5),  # path segments, parameter names among them
+    "verb": (1.0, 0.0),  # what the method does (get, list, create...), when the name does not say
+    "params": (0.5, 0.5),  # argument names: path, query, header and body fields
+    "description": (1.0, 0.75),
+}
+K1 = 1.2
+SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
+SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
+RERANK = 50  # the best matches are reranked by how much of their name the query says
+NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much more
+
+# Words API users say for the same thing, one group a line. A query word matches its group's other
+# words at SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do
+# (ACTIONS: a name holding one of these says what it does), then things.
+ACTIONS = tuple(tuple(line.split()) for line in """
+create add new make open post insert register generate
+delete remove destroy erase drop discard kill kick purge clear flush
+update edit change modify set patch replace close rename alter mark
+get show read retrieve fetch view look lookup detail info describe
+list all every which what browse enumerate index
+search find query lookup filter
+start run trigger execute launch begin invoke
+stop cancel abort end halt terminate
+complete done finish resolve
+merge combine consolidate
+block deny ban blocklist blacklist
+deploy publish release
+pause suspend snooze mute silence
+copy duplicate clone
+send post deliver notify
+upload import put
+download export content
+subscribe follow watch
+unsubscribe unfollow
+archive hide
+invite invitation
+""".strip().splitlines())
+SYNONYMS = ACTIONS + tuple(tuple(line.split()) for line in """
+ticket issue incident case
+user member person people colleague teammate who
+me current self whoami own mine
+team group
+organization org company
+repository repo
+message chat post
+channel conversation room
+comment note reply
+file attachment document doc
+image picture photo icon avatar
+label tag
+folder directory
+token key credential secret
+setting config configuration preference option
+permission access role scope grant allow authorize authorization
+statistic stats metric analytics usage count report
+cost spend billing price invoice charge money
+log history audit activity timeline
+recent latest history
+online presence away available
+maintenance downtime
+storage volume disk
+schedule cron recurring periodic
+email mail
+domain hostname host site website zone subdomain
+webhook callback hook
+""".strip().splitlines())
+
+STOP_WORDS = frozenset("""
+a about also am an and any are as at be been being but by can could did do does doing for from
+had has have having he her here him his how i if in into is it its just let might must my myself
+of off on once only or other our ours out please she should so some such than that the their
+them then there these they this those through to too under until us very via was we were when
+where while whom why will with would you your yours
+""".split())  # noqa: SIM905 (a paragraph reads better than 110 quoted words)
+
+_WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
+_WORD = re.compile(r"[^\W_]+")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+
+
+@cache
+def _stemmer() -> Any:
+    """Snowball's English stemmer, its pure-Python class (the same stems with or without PyStemmer);
+    imported on first use: importing snowballstemmer loads every language's (about 15 ms)."""
+    import snowballstemmer  # type: ignore[import-untyped,unused-ignore]
+
+    return snowballstemmer.EnglishStemmer()
+
+
+@lru_cache(maxsize=_WORDS_CACHED)
+def _stem(word: str) -> str:
+    return str(_stemmer().stemWord(word))
+
+
+def words(text: str) -> list[str]:
+    """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
+    `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only)."""
+    return [part for run in _WORD.findall(text) for part in _parts(run)]
+
+
+@lru_cache(maxsize=_WORDS_CACHED)
+def _parts(run: str) -> tuple[str, ...]:
+    return tuple(part.lower() for part in (_PART.findall(run) if run.isascii() else (run,)))
+
+
+def analyze(text: str) -> list[str]:
+    """The terms of `text`: its words less stop words and one-letter words, stemmed."""
+    return [term for run in _WORD.findall(text) for term in _run_terms(run)]
+
+
+@lru_cache(maxsize=_WORDS_CACHED)
+def _run_terms(run: str) -> tuple[str, ...]:
+    return tuple(_stem(word) for word in _parts(run) if len(word) > 1 and word not in STOP_WORDS)
+
+
+@cache
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    """Stemmed word -> the stems of its groups' other words."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for group in SYNONYMS:
+        stems = {_stem(word) for word in group}
+        for stem in stems:
+            found[stem] |= stems - {stem}
+    return {stem: tuple(sorted(others)) for stem, others in found.items()}
+
+
+@cache
+def action_terms() -> frozenset[str]:
+    """The stems of every word of ACTIONS."""
+    return frozenset(_stem(word) for group in ACTIONS for word in group)
+
+
+def expand(query: str) -> list[dict[str, float]]:
+    """Each distinct query term with its synonyms: term -> weight (the term's own 1.0)."""
+    table = _synonyms()
+    expanded = []
+    for term in dict.fromkeys(analyze(query)):
+        variants = {other: SYNONYM_WEIGHT for other in table.get(term, ())}
+        expanded.append(variants | {term: 1.0})
+    return expanded
+
+
+def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
+    """The searchable text of a tool known only by its wire form (a hooks.py tool)."""
+    annotations = tool.get("annotations") or {}
+    title = tool.get("title") or annotations.get("title") or ""
+    return {
+        "name": str(tool["name"]),
+        "title": str(title),
+        "description": str(tool.get("description") or ""),
+    }
+
+
+def _analyzed(fields: Mapping[str, str]) -> dict[str, list[str]]:
+    return {field: analyze(fields.get(field, "")) for field in FIELDS}
+
+
+def _pseudo_frequencies(
+    analyzed: Mapping[str, list[str]], averages: Mapping[str, float]
+) -> dict[str, float]:
+    """BM25F: each term's frequency per field, weighted and normalised by the field's length."""
+    found: dict[str, float] = defaultdict(float)
+    for field, (weight, b) in FIELDS.items():
+        terms = analyzed[field]
+        if not terms:
+            continue
+        norm = 1 - b + b * len(terms) / (averages.get(field) or 1.0)
+        for term, count in Counter(terms).items():
+            found[term] += weight * count / norm
+    return found
+
+
+Document = tuple[str, str, Mapping[str, str]]  # name, toolset, text by field
+
+
+def build_index(documents: Sequence[Document]) -> dict[str, Any]:
+    """The index of the documents, as the JSON object `search_index.json` holds."""
+    analyzed = [_analyzed(fields) for *_, fields in documents]
+    count = max(len(documents), 1)
+    averages = {field: round(sum(len(a[field]) for a in analyzed) / count, 3) for field in FIELDS}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for number, terms in enumerate(analyzed):
+        for term, frequency in sorted(_pseudo_frequencies(terms, averages).items()):
+            postings[term] += [number, max(1, round(frequency * SCALE))]
+    return {
+        "format": FORMAT_VERSION,
+        "averageLengths": averages,
+        "tools": [[name, toolset] for name, toolset, _ in documents],
+        "terms": dict(sorted(postings.items())),
+    }
+
+
+def index_text(index: Mapping[str, Any]) -> str:
+    """`build_index`'s object as the file's text: compact, keys sorted, one term per line."""
+    head = {key: value for key, value in index.items() if key != "terms"}
+    opening = json.dumps(head, sort_keys=True, ensure_ascii=False, separators=(",", ":"))[:-1]
+    terms = [
+        f"{json.dumps(term, ensure_ascii=False)}:{json.dumps(postings, separators=(',', ':'))}"
+        for term, postings in index["terms"].items()
+    ]
+    return "\n".join([f'{opening},"terms":{{', ",\n".join(terms), "}}"]) + "\n"
+
+
+class _Tool(NamedTuple):
+    name: str
+    toolset: str | None  # None: a hooks.py tool
+
+
+class SearchIndex:
+    """The tools' index in memory: postings per term (tool number -> pseudo-frequency), the tools."""
+
+    def __init__(self, tools: list[_Tool], postings: dict[str, dict[int, float]]) -> None:
+        self._tools = tools
+        self._postings = postings
+        self._name_terms: dict[int, frozenset[str]] = {}  # filled as tools reach a first page
+
+    @classmethod
+    def load(
+        cls, path: str | os.PathLike[str], extra_tools: Sequence[Mapping[str, Any]] = ()
+    ) -> SearchIndex:
+        """Read the shipped index; `extra_tools` are wire tool dicts (name, title?, description?,
+        annotations?) of tools hooks.py adds at run time, indexed too. Raises OSError/ValueError when
+        unreadable."""
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+        if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+            raise ValueError(f"{os.fspath(path)}: not a search index of format {FORMAT_VERSION}")
+        try:
+            tools = [_Tool(str(name), str(toolset)) for name, toolset in data["tools"]]
+            postings: dict[str, dict[int, float]] = {
+                term: dict(zip(flat[::2], (value / SCALE for value in flat[1::2]), strict=True))
+                for term, flat in data["terms"].items()
+            }
+            averages = {str(field): float(value) for field, value in data["averageLengths"].items()}
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{os.fspath(path)}: malformed search index ({exc!r})") from None
+        index = cls(tools, postings)
+        index._add(extra_tools, averages)
+        return index
+
+    def _add(self, extra_tools: Iterable[Mapping[str, Any]], averages: Mapping[str, float]) -> None:
+        known = {tool.name: number for number, tool in enumerate(self._tools)}
+        for tool in extra_tools:
+            name = str(tool["name"])
+            if name in known:  # a hooks.py tool replacing a generated one: its own text wins
+                number = known[name]
+                for found in self._postings.values():
+                    found.pop(number, None)
+            else:
+                number = known[name] = len(self._tools)
+                self._tools.append(_Tool(name, None))
+            for term, frequency in _pseudo_frequencies(
+                _analyzed(fields_of_wire_tool(tool)), averages
+            ).items():
+                self._postings.setdefault(term, {})[number] = frequency
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int,
+        names: Collection[str] | None = None,
+        toolset: str | None = None,
+    ) -> tuple[list[str], int]:
+        """Best-first names of the tools matching `query`, only among `names` (None: all) and in
+        `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
+        order (ties by name). An empty/stopword-only query matches nothing (0)."""
+        terms = expand(query)
+        scores = self._scores(terms)
+        allowed = (
+            names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        )
+        wanted = sorted(
+            (-score, tool.name, number)
+            for number, score in scores.items()
+            if (tool := self._tools[number])
+            and (allowed is None or tool.name in allowed)
+            and (toolset is None or tool.toolset == toolset)
+        )
+        best = self._rerank(wanted[:RERANK], {term for variants in terms for term in variants})
+        names_found = [name for _, name, _ in best + wanted[RERANK:]]
+        return names_found[: max(limit, 0)], len(wanted)
+
+    def _rerank(
+        self, ranked: list[tuple[float, str, int]], query_terms: set[str]
+    ) -> list[tuple[float, str, int]]:
+        """The best matches boosted by the share of their name's words the query holds (or a synonym
+        of): `deleteUser` before `deleteUserContactMethod` for "delete a user"."""
+        boosted = []
+        for negative, name, number in ranked:
+            words = self._name_terms.get(number)
+            if words is None:
+                words = self._name_terms[number] = frozenset(analyze(name))
+            share = len(words & query_terms) / len(words) if words else 0.0
+            boosted.append((negative * (1 + NAME_BOOST * share), name, number))
+        return sorted(boosted)
+
+    def _scores(self, terms: Iterable[Mapping[str, float]]) -> dict[int, float]:
+        """BM25F score of every tool matching a term. A word and its synonyms score as one term (as
+        Lucene's SynonymQuery): the tools holding any of them give its idf, the best weighted
+        frequency its tf."""
+        scores: dict[int, float] = defaultdict(float)
+        count = len(self._tools)
+        for variants in terms:
+            frequencies: dict[int, float] = {}
+            for term, weight in variants.items():
+                for number, frequency in self._postings.get(term, {}).items():
+                    if weight * frequency > frequencies.get(number, 0.0):
+                        frequencies[number] = weight * frequency
+            idf = math.log(1 + (count - len(frequencies) + 0.5) / (len(frequencies) + 0.5))
+            for number, frequency in frequencies.items():
+                scores[number] += idf * frequency / (K1 + frequency)
+        return scores
