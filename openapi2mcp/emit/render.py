@@ -154,6 +154,19 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_READ_ONLY",
             "true: only the tools marked readOnlyHint, whatever else is chosen; --read-only overrides it",
         ),
+        Variable(
+            f"{prefix}_MODE",
+            "static, dynamic (search_tools, describe_tools, call_tool) or auto (dynamic when the list"
+            " would pass MAX_LIST_TOKENS); --mode overrides it",
+        ),
+        Variable(
+            f"{prefix}_MAX_LIST_TOKENS", "auto mode: the largest static tools/list, in tokens (default 20000)"
+        ),
+        Variable(
+            f"{prefix}_DYNAMIC_TOOLSETS",
+            "true: list the chosen toolsets' tools plus list_toolsets and enable_toolsets;"
+            " --dynamic-toolsets overrides it",
+        ),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))

@@ -171,6 +171,8 @@ class ToolRuntime:
     ) -> dict[str, Any]:
         """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
         view = view or self.view
+        if enabled is None and self.discovery.dynamic_toolsets:
+            enabled = self._enabled_for(None, view)
         if (listed := self._lists.get((view, enabled))) is None:
             listed = self._lists[(view, enabled)] = self._listed(view, enabled)
             if len(self._lists) > 256:
