@@ -233,9 +233,10 @@ async def test_enable_toolsets_needs_a_session(make: Make) -> None:
     tools = make(T_DYNAMIC_TOOLSETS="true", T_TOOLSETS="store")
     assert listed(tools) == ["getStore", "list_toolsets", "enable_toolsets"]
 
-    class Request:
-        headers: dict[str, str] = {}
-        scope: dict[str, Any] = {}
+    class Request:  # an HTTP request of the 2026-07-28 protocol: no Mcp-Session-Id
+        def __init__(self) -> None:
+            self.headers: dict[str, str] = {}
+            self.scope: dict[str, Any] = {}
 
     class Ctx:
         request = Request()
