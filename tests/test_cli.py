@@ -123,6 +123,9 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_TOOLS",
         f"{prefix}_EXCLUDE_TOOLS",
         f"{prefix}_READ_ONLY",
+        f"{prefix}_MODE",
+        f"{prefix}_MAX_LIST_TOKENS",
+        f"{prefix}_DYNAMIC_TOOLSETS",
         f"{prefix}_API_KEY_KEY",
     ]
 
