@@ -15,6 +15,7 @@ import typer
 from openapi2mcp.ci.check import check_package
 from openapi2mcp.ci.diff import diff_command
 from openapi2mcp.cli_errors import fail
+from openapi2mcp.cli_inspect import inspect_command
 from openapi2mcp.cli_options import (
     AllowRemoteRefsOption,
     ConfigOption,
@@ -61,6 +62,7 @@ def _root() -> None:
 
 
 app.command("diff")(diff_command)
+app.command("inspect")(inspect_command)
 
 
 @app.command("generate")
