@@ -43,6 +43,9 @@ from openapi2mcp.emit.output import OutputError, write_package
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import SizeLimits
 from openapi2mcp.pipeline import generate
+from openapi2mcp.report.document import summary
+from openapi2mcp.report.inventory import from_model
+from openapi2mcp.report.measure import measure
 from openapi2mcp.tools.servers import ServerVariableError
 
 app = typer.Typer(
@@ -124,6 +127,8 @@ def generate_command(
     typer.echo(
         f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
     )
+    sizes = summary(measure(from_model(generation.model)))
+    typer.echo(f"{run.out}: {sizes} (details: openapi2mcp inspect {run.out})", err=True)
 
 
 def _check(out: Path, files: dict[str, str]) -> NoReturn:

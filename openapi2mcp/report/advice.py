@@ -65,13 +65,15 @@ class Advice:
 
 def advise(measurement: Measurement) -> Advice:
     tokens = measurement.default.tokens
-    if tokens <= MAX_LIST_TOKENS:
-        mode: Mode = "static"
-        reason = f"the default toolsets' tools/list is about {tokens:,} tokens, at most {MAX_LIST_TOKENS:,}"
-    else:
-        mode = "dynamic"
-        reason = f"the default toolsets' tools/list is about {tokens:,} tokens, over {MAX_LIST_TOKENS:,}"
-    return Advice(mode, reason, tuple(choose(measurement, budget) for budget in BUDGETS))
+    chosen = mode(measurement)
+    than = f"at most {MAX_LIST_TOKENS:,}" if chosen == "static" else f"over {MAX_LIST_TOKENS:,}"
+    reason = f"the default toolsets' tools/list is about {tokens:,} tokens, {than}"
+    return Advice(chosen, reason, tuple(choose(measurement, budget) for budget in BUDGETS))
+
+
+def mode(measurement: Measurement) -> Mode:
+    """What the runtime's `auto` mode does with the default toolsets."""
+    return "static" if measurement.default.tokens <= MAX_LIST_TOKENS else "dynamic"
 
 
 def choose(measurement: Measurement, budget: Budget) -> Choice:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from openapi2mcp.report.advice import Advice, Choice, advise
+from openapi2mcp.report.advice import Advice, Choice, advise, mode
 from openapi2mcp.report.clients import Finding, findings
 from openapi2mcp.report.estimate import BYTES_PER_TOKEN, MAX_LIST_TOKENS
 from openapi2mcp.report.measure import Group, Measurement
@@ -36,7 +36,7 @@ def summary(measurement: Measurement) -> str:
     )
     if len(default.tools) != len(whole.tools):
         line += f" ({len(default.tools)} in the default toolsets: about {default.tokens:,})"
-    return line + f"; recommended mode: {advise(measurement).mode}"
+    return line + f"; recommended mode: {mode(measurement)}"
 
 
 def to_json(result: Report) -> dict[str, Any]:

@@ -74,8 +74,16 @@ def measure(inventory: Inventory) -> Measurement:
         for tool in inventory.tools
     )
     everything = Group(tuple(toolset.name for toolset in inventory.toolsets), tools)
+    members: dict[str, list[ToolSize]] = {toolset.name: [] for toolset in inventory.toolsets}
+    for tool in tools:
+        members[tool.toolset].append(tool)
     toolsets = tuple(
-        ToolsetSize(toolset.name, toolset.default, toolset.description, _union(tools, (toolset.name,)))
+        ToolsetSize(
+            toolset.name,
+            toolset.default,
+            toolset.description,
+            Group((toolset.name,), tuple(members[toolset.name])),
+        )
         for toolset in inventory.toolsets
     )
     defaults = tuple(toolset.name for toolset in inventory.toolsets if toolset.default)
