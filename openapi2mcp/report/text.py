@@ -11,7 +11,7 @@ from openapi2mcp.report.estimate import BYTES_PER_TOKEN
 from openapi2mcp.report.measure import Group, Measurement
 
 LISTED = 10  # names shown in one line or list before "and N more"
-TOOLSETS_SHOWN = 25  # rows of the toolset table (the largest)
+TOOLSETS_SHOWN = 10  # rows of the toolset table (the largest)
 
 
 def to_text(result: Report) -> str:
