@@ -72,7 +72,9 @@ def inspect_command(
     config: ConfigOption = None,
     profile: ProfileOption = None,
 ) -> None:
-    """Report the tools/list size (bytes, estimated tokens: total, per toolset, largest tools), what
+    """Show what a server's tools/list costs, what clients do with it, and the mode to use.
+
+    The tools/list size in bytes and estimated tokens (total, per toolset, the largest tools), what
     VS Code, the OpenAI API, Cursor, claude.ai and Claude Code do with it, and the recommended mode
     and toolsets. Options other than --format apply to a spec only. Exit 2 when SPEC|PACKAGE cannot
     be read."""

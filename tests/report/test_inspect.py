@@ -360,3 +360,17 @@ def test_the_installed_program_exits_2_without_a_traceback(tmp_path: Path) -> No
     )
     assert (done.returncode, done.stdout) == (EXIT_INPUT, "")
     assert done.stderr == "openapi2mcp: error: nowhere: cannot read the file: No such file or directory\n"
+
+
+def test_operations_skipped_with_errors_are_counted_on_stderr_and_left_out(tmp_path: Path) -> None:
+    spec = write_spec(
+        tmp_path / "broken.json",
+        {"a": 1},
+        **{"/b/{id}": {"get": {"operationId": "broken", "responses": {"200": {"description": "ok"}}}}},
+    )
+    code, stdout, stderr = run("inspect", str(spec), "--format", "json", cwd=tmp_path)
+    assert code == 0
+    assert stderr == (
+        f"openapi2mcp: {spec}: 1 operation skipped with errors (`openapi2mcp generate` lists them)\n"
+    )
+    assert json.loads(stdout)["tools"] == 1
