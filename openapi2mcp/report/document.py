@@ -31,11 +31,11 @@ def summary(measurement: Measurement) -> str:
     """`generate`'s line: tools, toolsets, estimated tokens, recommended mode."""
     whole, default = measurement.all, measurement.default
     line = (
-        f"{len(whole.tools)} {plural(len(whole.tools), 'tool')} in {len(measurement.toolsets)} "
+        f"{len(whole.tools):,} {plural(len(whole.tools), 'tool')} in {len(measurement.toolsets):,} "
         f"{plural(len(measurement.toolsets), 'toolset')}, tools/list about {whole.tokens:,} tokens"
     )
     if len(default.tools) != len(whole.tools):
-        line += f" ({len(default.tools)} in the default toolsets: about {default.tokens:,})"
+        line += f" ({len(default.tools):,} in the default toolsets: about {default.tokens:,})"
     return line + f"; recommended mode: {mode(measurement)}"
 
 
