@@ -143,6 +143,9 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
     )
 
 
+SERVER_MODES = ("auto", "static", "dynamic")  # the generated server's --mode
+
+
 def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOptions, RefOptions]:
     """The generator's options and the reach of `$ref`s from checked settings (what `generate` runs
     the pipeline with; `inspect` too)."""
@@ -166,6 +169,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         overlays=tuple(_get(settings, "overlays", ())),
         toolsets=_toolset_rules(settings),
         default_toolsets=_default_toolsets(settings),
+        default_mode=_choice(settings, "mode", SERVER_MODES, GeneratorOptions.default_mode),
     )
     try:
         validate_overrides(options.overrides, options.name_style)

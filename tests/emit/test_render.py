@@ -422,3 +422,10 @@ def test_the_readme_documents_hooks_py_of_the_package() -> None:
         "\n`my_api/hooks.py` is yours: openapi2mcp creates it once and never overwrites it"
     )
     assert "`MY_API_HEADERS` and credentials are in" in section
+
+
+def test_the_config_files_mode_is_the_servers_default() -> None:
+    options = GeneratorOptions("petstore", "PETSTORE", default_mode="dynamic")
+    server = generate(str(PETSTORE), options).files["petstore/server.py"]
+    assert 'DEFAULT_MODE = "dynamic"\n' in server
+    assert 'DEFAULT_MODE = "auto"\n' in petstore().files["petstore/server.py"]
