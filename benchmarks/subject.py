@@ -30,9 +30,11 @@ class Subject:
         return [sys.executable, "-m", PACKAGE_NAME]
 
     def env(self, base_url: str) -> dict[str, str]:
-        """The server's environment: the upstream as base URL, a dummy value for every credential, and
-        no other setting of the runtime's (it runs as a user starts it)."""
+        """The server's environment: the upstream as base URL, a dummy value for every credential, the
+        static mode (issue 6's limits are the static list's: `auto` would list cloudflare dynamically;
+        benchmarks/discovery.py measures that mode), and no other setting of the runtime's."""
         env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(self.out), "BENCH_BASE_URL": base_url}
+        env["BENCH_MODE"] = "static"
         for scheme in self.tool_data.get("securitySchemes", {}).values():
             for variable in (scheme.get("env") or {}).values():
                 env[variable] = "bench-credential"

@@ -196,6 +196,7 @@ class GeneratorOptions:
     overlays: tuple[str, ...] = ()  # OpenAPI Overlay 1.0 documents (paths or URLs), applied in order
     toolsets: tuple[tuple[str, str], ...] = ()  # (selector, toolset name): the first that matches wins
     default_toolsets: tuple[str, ...] = ()  # the toolsets enabled by default; () = all of them
+    default_mode: str = "auto"  # the generated server's --mode when neither flag nor variable says
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

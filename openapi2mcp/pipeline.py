@@ -91,9 +91,10 @@ def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: 
     check_version(document, name)
     check_overrides(document, dict(options.server_variables))
     mapped_from = len(diagnostics)
-    model = fit_tools(map_document(document, options, diagnostics, source=name), options.sizes, diagnostics)
+    mapped = map_document(document, options, diagnostics, source=name)
+    model = fit_tools(mapped, options.sizes, diagnostics)
     if origins is not None:
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
-    files = format_files(render_package(model, options), verbatim)
+    files = format_files(render_package(model, options, mapped), verbatim)
     return Generation(model, files, diagnostics, document, render_starters(model, options))

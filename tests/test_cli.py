@@ -94,7 +94,11 @@ def previous_out(tmp_path: Path, petstore_out: Path) -> Path:
 def test_a_successful_generation_exits_0_and_prints_the_summary_line(tmp_path: Path) -> None:
     result = run_process("generate", str(PETSTORE), "-o", "petstore-mcp", "--name", "petstore", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[-1] == "petstore-mcp: 7 tools written (0 errors reported)"
+    assert result.stderr.splitlines()[-2:] == [
+        "petstore-mcp: 7 tools written (0 errors reported)",
+        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
+        "(details: openapi2mcp inspect petstore-mcp)",
+    ]
     assert "Traceback" not in result.stderr
     assert (tmp_path / "petstore-mcp" / "petstore" / "server.py").is_file()
     assert (tmp_path / "petstore-mcp" / "pyproject.toml").is_file()
@@ -123,6 +127,9 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_TOOLS",
         f"{prefix}_EXCLUDE_TOOLS",
         f"{prefix}_READ_ONLY",
+        f"{prefix}_MODE",
+        f"{prefix}_MAX_LIST_TOKENS",
+        f"{prefix}_DYNAMIC_TOOLSETS",
         f"{prefix}_API_KEY_KEY",
     ]
 
@@ -188,6 +195,8 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
         "operation skipped",
         "info: #/paths/~1b/get: x-mcp: false: left out",
         "out: 1 tools written (1 errors reported)",
+        "out: 1 tool in 1 toolset, tools/list about 82 tokens; recommended mode: static "
+        "(details: openapi2mcp inspect out)",
     ]
     tools = json.loads((tmp_path / "out" / "b" / "tool_data.json").read_text("utf-8"))["tools"]
     assert [tool["name"] for tool in tools] == ["fine"]
@@ -267,7 +276,7 @@ def test_a_swagger_2_spec_is_converted_and_generated_with_exit_0(tmp_path: Path)
     result = run_process("generate", "swagger.yaml", "-o", "out", "--name", "s", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert result.stderr.splitlines()[-1] == "out: 1 tools written (0 errors reported)"
+    assert result.stderr.splitlines()[-2] == "out: 1 tools written (0 errors reported)"
     assert (tmp_path / "out" / "s" / "server.py").is_file()
 
 
@@ -429,7 +438,7 @@ def test_a_spec_nested_a_hundred_levels_deep_is_generated(tmp_path: Path) -> Non
     (tmp_path / "deep.json").write_text(_nested_spec(100), encoding="utf-8")
     result = run("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[-1] == "out: 2 tools written (0 errors reported)"
+    assert result.stderr.splitlines()[-2] == "out: 2 tools written (0 errors reported)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -509,6 +518,18 @@ def test_a_bad_size_option_exits_2_and_writes_nothing(
 # The config file (openapi2mcp/config.py; its keys and errors in detail: tests/test_config.py)
 
 
+def test_the_sizes_line_gives_the_default_toolsets_when_they_are_not_all(tmp_path: Path) -> None:
+    petstore_config(tmp_path, 'default-toolsets = ["pets"]\n')
+    result = run("generate", "petstore.yaml", "-o", "out", "--name", "petstore", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "info: openapi2mcp.toml: options read",
+        "out: 7 tools written (0 errors reported)",
+        "out: 7 tools in 2 toolsets, tools/list about 1,400 tokens (6 in the default toolsets: about 1,311); "
+        "recommended mode: static (details: openapi2mcp inspect out)",
+    ]
+
+
 def petstore_config(root: Path, config: str, name: str = "openapi2mcp.toml") -> None:
     shutil.copy(PETSTORE, root / "petstore.yaml")
     (root / name).write_text(config, encoding="utf-8")
@@ -536,6 +557,8 @@ def test_generate_without_arguments_takes_spec_out_and_name_from_openapi2mcp_tom
     assert result.stderr.splitlines() == [
         "info: openapi2mcp.toml: options read",
         "petstore-mcp: 7 tools written (0 errors reported)",
+        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
+        "(details: openapi2mcp inspect petstore-mcp)",
     ]
     assert (tmp_path / "petstore-mcp" / "petstore" / "server.py").is_file()
 
@@ -586,6 +609,8 @@ def test_config_names_a_file_whose_relative_paths_are_relative_to_its_directory(
     assert result.stderr.splitlines() == [
         "info: conf/p.toml: options read",
         "conf/build: 7 tools written (0 errors reported)",
+        "conf/build: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
+        "(details: openapi2mcp inspect conf/build)",
     ]
     assert (tmp_path / "conf" / "build" / "p" / "server.py").is_file()
 
@@ -750,7 +775,7 @@ def test_check_on_an_up_to_date_package_exits_0_and_writes_nothing(
         "generate", str(PETSTORE), "-o", "out", "--name", "petstore", "--check", cwd=tmp_path
     )
     assert (result.returncode, result.stdout) == (0, "")
-    assert result.stderr.splitlines()[-1] == "out: up to date"
+    assert result.stderr == "out: up to date\n"  # no sizes line: --check prints what it printed before
     assert tree(previous_out) == before
 
 
@@ -769,8 +794,9 @@ def test_check_on_a_drifted_package_exits_1_with_the_diff_and_the_tool_changelog
     added = [line for line in result.stdout.splitlines() if line.startswith("+") and "removePet" in line]
     assert removed and len(added) == len(removed)
     assert "--- a/README.md\n+++ b/README.md\n" in result.stdout  # it lists the tools
+    assert "--- a/petstore/search_index.json\n+++ b/petstore/search_index.json\n" in result.stdout
     assert result.stderr.splitlines()[-1] == (
-        "out: 2 files differ (2 changed); tools: 1 tool renamed (1 breaking change): regenerate to update it"
+        "out: 3 files differ (3 changed); tools: 1 tool renamed (1 breaking change): regenerate to update it"
     )
     assert tree(previous_out) == before
 

@@ -1,4 +1,4 @@
-"""The config file (openapi2mcp/config.py) and its resolution into GeneratorOptions (`cli.resolve`):
+"""The config file (openapi2mcp/config.py) and its resolution into GeneratorOptions (`cli_options.resolve`):
 finding the file, keys and types, profiles, merging, relative paths, overrides, and each error."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from openapi2mcp.cli import Resolved, resolve
+from openapi2mcp.cli_options import Resolved, resolve
 from openapi2mcp.config import ConfigError, Setting, find_config, load_config, merge, read_config
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.model import GeneratorOptions, SizeLimits, ToolOverride
@@ -30,6 +30,7 @@ include = ["tag:pets", "path:/pets/*"]
 exclude = ["method:delete"]
 overlays = ["fixes.yaml", "https://example.com/o.yaml"]
 default-toolsets = ["animals", "stores"]
+mode = "dynamic"
 
 [toolsets]
 "op:listPets" = "reading"
@@ -72,6 +73,7 @@ FULL_OPTIONS = GeneratorOptions(
     overlays=("fixes.yaml", "https://example.com/o.yaml"),
     toolsets=(("op:listPets", "reading"), ("tag:Pets", "animals")),
     default_toolsets=("animals", "stores"),
+    default_mode="dynamic",
 )
 
 STAGING = """
@@ -331,7 +333,7 @@ def test_an_unknown_key_with_no_close_match_lists_the_known_keys(tmp_path: Path)
     assert config_error(tmp_path, "colour = 1\n") == (
         "openapi2mcp.toml: colour: unknown key (known: spec, out, name, env-prefix, name-style, server-vars, "
         "strict, ref-root, allow-remote-refs, input-schema-limit, output-schemas, output-schema-limit, "
-        "tools-list-limit, include, exclude, overlays, toolsets, default-toolsets, overrides, profiles)"
+        "tools-list-limit, include, exclude, overlays, toolsets, default-toolsets, mode, overrides, profiles)"
     )
 
 
@@ -450,6 +452,10 @@ def test_an_explicit_config_that_cannot_be_read_or_has_no_table_is_an_error(tmp_
             'spec = "a"\nout = "o"\nname = "a"\ndefault-toolsets = ["pets", "a b"]\n',
             "openapi2mcp.toml: default-toolsets: 'a b': not a toolset name "
             "([a-z0-9_-], 1 to 64 characters)",
+        ),
+        (
+            'spec = "a"\nout = "o"\nname = "a"\nmode = "fast"\n',
+            "openapi2mcp.toml: mode 'fast': choose 'auto', 'static' or 'dynamic'",
         ),
         (
             'spec = "a"\nout = "o"\nname = "a"\ndefault-toolsets = []\n',

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from typing import Any
 
@@ -16,10 +17,31 @@ def tool_data(model: ApiModel, options: GeneratorOptions, generator: str) -> dic
         "generator": generator,
         "server": {"name": options.dist_name, "version": model.version, "title": model.title},
         "tools": [tool.wire() for tool in model.tools],
-        "routes": {tool.name: _route(tool) for tool in model.tools},
+        "routes": {tool.name: _route(tool) | {"listBytes": list_bytes(tool.wire())} for tool in model.tools},
         "toolsets": toolset_summary(model),
         "securitySchemes": {scheme.key: _scheme(scheme) for scheme in model.security_schemes},
     }
+
+
+def list_bytes(wire: dict[str, Any]) -> int:
+    """The tool's size in a tools/list answer: UTF-8 bytes of its compact JSON (the runtime's `auto`
+    mode and `inspect` estimate tokens as a quarter of the bytes)."""
+    return len(json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def tool_details(fitted: ApiModel, mapped: ApiModel) -> dict[str, Any]:
+    """`tool_details.json`: the schemas size fitting changed, as mapped (dynamic mode's describe_tools
+    shows them whole). Fitting returns the same schema object when it leaves one as it was."""
+    details: dict[str, Any] = {}
+    for small, whole in zip(fitted.tools, mapped.tools, strict=True):
+        changed = {}
+        if small.input_schema is not whole.input_schema:
+            changed["inputSchema"] = whole.input_schema
+        if small.output_schema is not whole.output_schema and whole.output_schema is not None:
+            changed["outputSchema"] = whole.output_schema
+        if changed:
+            details[small.name] = changed
+    return {"format": FORMAT_VERSION, "tools": details}
 
 
 def toolset_summary(model: ApiModel) -> dict[str, dict[str, Any]]:

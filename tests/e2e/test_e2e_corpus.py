@@ -165,7 +165,7 @@ def test_every_tool_is_listed(name: str, package: Generated, tmp_path: Path) -> 
     tools = package.tool_data["tools"]
 
     async def body() -> list[Any]:
-        env = package.env("http://127.0.0.1:9")  # (nothing is called)
+        env = package.env("http://127.0.0.1:9", MODE="static")  # every tool listed; nothing called
         async with stdio_session(package.command, env=env, errlog=tmp_path / "server.stderr") as client:
             return list((await client.list_tools()).tools)
 
@@ -178,12 +178,41 @@ def test_every_tool_is_listed(name: str, package: Generated, tmp_path: Path) -> 
     assert [tool for tool in listed_names if not PORTABLE.fullmatch(tool)] == []
 
 
+DYNAMIC_LIST_BYTES = 8_000  # issue 15: about 2,000 tokens, whatever the size of the API
+
+
+@pytest.mark.parametrize("name", names())
+def test_the_dynamic_mode_lists_little_and_finds_and_describes_tools(
+    name: str, package: Generated, tmp_path: Path
+) -> None:
+    first = package.tool_data["tools"][0]
+
+    async def body() -> tuple[list[Any], Any, Any]:
+        env = package.env("http://127.0.0.1:9", MODE="dynamic")  # (nothing is called)
+        async with stdio_session(package.command, env=env, errlog=tmp_path / "server.stderr") as client:
+            listed = list((await client.list_tools()).tools)
+            found = await client.call_tool("search_tools", {"query": first.get("title") or first["name"]})
+            described = await client.call_tool("describe_tools", {"names": [first["name"]]})
+            return listed, found, described
+
+    listed, found, described = run_async(body, timeout=2 * LIST_TIMEOUT)
+    wire = [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in listed]
+    size = len(json.dumps({"tools": wire}, separators=(",", ":"), ensure_ascii=False).encode())
+    assert [tool["name"] for tool in wire] == ["search_tools", "describe_tools", "call_tool"]
+    assert size <= DYNAMIC_LIST_BYTES, f"{name}: the dynamic tools/list is {size:,} bytes"
+    assert not found.is_error and found.structured_content["total"] >= 1, found
+    assert not described.is_error, described
+    (whole,) = described.structured_content["tools"]
+    assert (whole["name"], whole["annotations"]) == (first["name"], first["annotations"])
+
+
 @pytest.mark.parametrize("name", names())
 def test_strict_lint_finds_no_error(
     name: str, package: Generated, node_tools: NodeTools, tmp_path: Path
 ) -> None:
     options = ["--method", "tools/list", "--strict"]
-    done = inspector(node_tools, package, package.env("http://127.0.0.1:9"), options, tmp_path)
+    env = package.env("http://127.0.0.1:9", MODE="static")  # every tool linted
+    done = inspector(node_tools, package, env, options, tmp_path)
     assert done.returncode == 0, str(done)
     output = json.loads(done.stdout)
     assert [tool["name"] for tool in output["result"]["tools"]] == [

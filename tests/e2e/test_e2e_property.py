@@ -222,7 +222,7 @@ def wait_for_finished(prism: Prism, mark: int, count: int) -> None:
 def run_calls(package: Generated, prism: Prism, calls: list[Call], tmp_path: Path) -> list[str]:
     """Make the calls in one stdio session; return one failure text per call that went wrong."""
     data = package.tool_data
-    env = {**package.env(prism.base_url), **credentials(data)}
+    env = {**package.env(prism.base_url, MODE="static"), **credentials(data)}  # every tool listed
 
     async def body() -> None:
         async with stdio_session(package.command, env=env, errlog=tmp_path / "server.stderr") as client:

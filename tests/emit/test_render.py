@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit.formatting import format_python
@@ -36,9 +37,12 @@ RUNTIME_FILES = (
     "hooks_runner.py",
     "http_client.py",
     "wiring.py",
-    "tool_data.json",
+    "views.py",
+    "meta_tools.py",
     "search.py",
+    "tool_data.json",
     "search_index.json",
+    "tool_details.json",
 )
 
 
@@ -90,7 +94,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 12
+    assert len(python) == 14
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -205,6 +209,9 @@ def petstore_variables() -> list[str]:
         "PETSTORE_TOOLS",
         "PETSTORE_EXCLUDE_TOOLS",
         "PETSTORE_READ_ONLY",
+        "PETSTORE_MODE",
+        "PETSTORE_MAX_LIST_TOKENS",
+        "PETSTORE_DYNAMIC_TOOLSETS",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -238,6 +245,9 @@ ALL_SCHEME_VARIABLES = [
     "T_TOOLS",
     "T_EXCLUDE_TOOLS",
     "T_READ_ONLY",
+    "T_MODE",
+    "T_MAX_LIST_TOKENS",
+    "T_DYNAMIC_TOOLSETS",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",
@@ -338,6 +348,8 @@ def test_no_generated_file_holds_an_absolute_path_or_a_timestamp(tmp_path: Path)
         str(today.year),
     ]
     for path, text in files.items():
+        for version in KNOWN_PROTOCOL_VERSIONS:  # MCP protocol versions are dates, not timestamps
+            text = text.replace(version, "<protocol version>")
         for needle in forbidden:
             assert needle not in text, f"{path} holds {needle!r}"
         assert not re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", text), path
@@ -411,3 +423,10 @@ def test_the_readme_documents_hooks_py_of_the_package() -> None:
         "\n`my_api/hooks.py` is yours: openapi2mcp creates it once and never overwrites it"
     )
     assert "`MY_API_HEADERS` and credentials are in" in section
+
+
+def test_the_config_files_mode_is_the_servers_default() -> None:
+    options = GeneratorOptions("petstore", "PETSTORE", default_mode="dynamic")
+    server = generate(str(PETSTORE), options).files["petstore/server.py"]
+    assert 'DEFAULT_MODE = "dynamic"\n' in server
+    assert 'DEFAULT_MODE = "auto"\n' in petstore().files["petstore/server.py"]

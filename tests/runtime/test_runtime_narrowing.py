@@ -9,7 +9,9 @@ from typing import Any
 import mcp
 import pytest
 
-from .conftest import Make, call, hooks_api, runtime, tool, tool_data
+from .conftest import Make, call, hooks_api, runtime, template_module, tool, tool_data
+
+views = template_module("views")
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -105,7 +107,8 @@ def test_a_flag_wins_over_its_variable() -> None:
         "exclude_tools": "--exclude-tools",
     }
     data = narrowed_data()
-    assert sorted(runtime.selected(data, data["tools"], set(), narrowing)) == [
+    toolset_of = {name: route["toolset"] for name, route in data["routes"].items()}
+    assert sorted(views.selected(data["toolsets"], data["tools"], toolset_of, narrowing)) == [
         "getStore",
         "getUser",
         "placeOrder",

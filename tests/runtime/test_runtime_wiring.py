@@ -36,13 +36,13 @@ async def test_tools_list_is_shaped_by_the_sdk_once_per_protocol_version(
             assert [t.name for t in first.tools] == [t["name"] for t in DATA["tools"]]
             assert first.tools[0].input_schema == DATA["tools"][0]["inputSchema"]
     assert len(handled) == 1
-    cached = next(iter(server.middleware[-1].by_version.values()))
+    cached = next(iter(server.middleware[-1].answers.values()))
     assert [t["name"] for t in cached["tools"]] == [t["name"] for t in DATA["tools"]]
 
 
 @pytest.mark.anyio
 async def test_other_requests_pass_through_the_middleware() -> None:
-    listed = wiring.ListedOnce()
+    listed = wiring.ListedOnce(lambda ctx: None)
     seen = []
 
     async def call_next(ctx: Any) -> Any:
@@ -54,4 +54,4 @@ async def test_other_requests_pass_through_the_middleware() -> None:
 
     assert await listed(Ctx(), call_next) == {"n": 1}
     assert await listed(Ctx(), call_next) == {"n": 2}
-    assert listed.by_version == {}
+    assert listed.answers == {}

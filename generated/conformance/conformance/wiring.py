@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -9,26 +10,36 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # mypy sees the siblings as top-level modules: `mypy --strict package/*.py`
     import runtime  # type: ignore[import-not-found,unused-ignore]
 
+MODERN = (
+    "2026-07-28"  # from this protocol version on, change notifications ride subscriptions/listen
+)
+
 
 class ListedOnce:
-    """Middleware: each protocol version's first tools/list goes through the SDK (which checks and
-    shapes the result); every later one gets that same result."""
+    """Middleware: the first tools/list of each protocol version and tool list (a request's view,
+    its enabled toolsets) goes through the SDK (which checks and shapes the result); every later
+    one gets that same result. 256 are kept."""
 
-    def __init__(self) -> None:
-        self.by_version: dict[str, Any] = {}
+    def __init__(self, key: Callable[[Any], Any]) -> None:
+        self.key = key
+        self.answers: OrderedDict[Any, Any] = OrderedDict()
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method != "tools/list":
             return await call_next(ctx)
-        version = ctx.protocol_version
-        if version not in self.by_version:
-            self.by_version[version] = await call_next(ctx)
-        return self.by_version[version]
+        key = (ctx.protocol_version, self.key(ctx))
+        if key not in self.answers:
+            self.answers[key] = await call_next(ctx)
+            if len(self.answers) > 256:
+                self.answers.popitem(last=False)
+        return self.answers[key]
 
 
 def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str | None) -> Any:
-    """The low-level MCP server whose handlers the runtime answers; its HTTP client closes at shutdown."""
-    from mcp.server import Server
+    """The low-level MCP server whose handlers the runtime answers; its HTTP client closes at
+    shutdown. With --dynamic-toolsets it advertises `tools.listChanged` and tells the client when
+    enable_toolsets changed its list."""
+    from mcp.server import NotificationOptions, Server
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -37,7 +48,39 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
         finally:
             await tools.aclose()
 
-    server = Server(
+    changing = tools.discovery.dynamic_toolsets
+    handlers: dict[str, Any] = {}
+    if changing:
+        from mcp.server.subscriptions import (
+            InMemorySubscriptionBus,
+            ListenHandler,
+            ToolsListChanged,
+        )
+
+        bus = InMemorySubscriptionBus()
+        handlers["on_subscriptions_listen"] = ListenHandler(bus)
+
+        async def list_changed(ctx: Any) -> None:
+            if ctx.protocol_version >= MODERN:
+                await bus.publish(ToolsListChanged())
+            else:
+                await ctx.session.send_tool_list_changed()
+
+        tools.list_changed = list_changed
+
+    class ToolServer(Server):  # type: ignore[misc,unused-ignore]
+        def create_initialization_options(
+            self,
+            notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+        ) -> Any:
+            options = notification_options or NotificationOptions(tools_changed=changing)
+            return super().create_initialization_options(
+                options, experimental_capabilities, extensions
+            )
+
+    server = ToolServer(
         name,
         version=version,
         title=title,
@@ -45,6 +88,7 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
         get_tool_input_schema=tools.input_schema,
         on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
         on_call_tool=tools.on_call_tool,
+        **handlers,
     )
-    server.middleware.append(ListedOnce())
+    server.middleware.append(ListedOnce(tools.list_key))
     return server

@@ -48,6 +48,7 @@ class Settings:
     client_cert: str | None = None  # mutual TLS: PEM certificate chain (with the key, or see below)
     client_key: str | None = None
     narrowing: Narrowing = field(default_factory=lambda: Narrowing())
+    discovery: Discovery = field(default_factory=lambda: Discovery())
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -62,9 +63,11 @@ class Settings:
         default_base_url: str | None = None,
         base_url: str | None = None,
         flags: Mapping[str, str | bool | None] | None = None,
+        default_mode: str = "auto",
     ) -> Settings:
         """From `env` (default: os.environ); `base_url` (--base-url) and `flags` (the narrowing
-        options: toolsets, tools, exclude_tools, read_only; None when not given) win."""
+        options: toolsets, tools, exclude_tools, read_only; mode, dynamic_toolsets; None when not
+        given) win. `default_mode` is the package's (chosen at generation)."""
         env = dict(os.environ if env is None else env)
 
         def get(suffix: str) -> str | None:
@@ -84,6 +87,7 @@ class Settings:
             client_cert=get("CLIENT_CERT"),
             client_key=get("CLIENT_KEY"),
             narrowing=Narrowing.from_env(get, prefix, flags or {}),
+            discovery=Discovery.from_env(get, prefix, flags or {}, default_mode),
         )
 
 
@@ -114,7 +118,7 @@ class Narrowing:
             where[key] = "--" + key.replace("_", "-") if isinstance(flag, str) else variable
         read_only = flags.get("read_only")
         if not isinstance(read_only, bool):
-            read_only = _flag(get("READ_ONLY"), f"{prefix}_READ_ONLY")
+            read_only = parse_flag(get("READ_ONLY"), f"{prefix}_READ_ONLY")
         return cls(
             toolsets=lists["toolsets"],
             tools=lists["tools"] or (),
@@ -124,7 +128,46 @@ class Narrowing:
         )
 
 
-def _flag(raw: str | None, name: str) -> bool:
+MODES = ("auto", "static", "dynamic")
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """How the offered tools are listed: `static` (each tool), `dynamic` (search_tools,
+    describe_tools, call_tool), `auto` (dynamic when the static list would pass `max_list_tokens`);
+    `dynamic_toolsets`: the default toolsets first, the others enabled on request."""
+
+    mode: str = "auto"
+    max_list_tokens: int = 20_000
+    dynamic_toolsets: bool = False
+
+    @classmethod
+    def from_env(
+        cls,
+        get: Callable[[str], str | None],
+        prefix: str,
+        flags: Mapping[str, str | bool | None],
+        default_mode: str,
+    ) -> Discovery:
+        given = flags.get("mode")
+        mode = given if isinstance(given, str) else (get("MODE") or default_mode).lower()
+        if mode not in MODES:
+            where = "--mode" if isinstance(given, str) else f"{prefix}_MODE"
+            raise ConfigError(f"{where} must be one of {', '.join(MODES)}, got {mode!r}")
+        on_demand = flags.get("dynamic_toolsets")
+        if not isinstance(on_demand, bool):
+            on_demand = parse_flag(get("DYNAMIC_TOOLSETS"), f"{prefix}_DYNAMIC_TOOLSETS")
+        if on_demand and mode == "dynamic":
+            raise ConfigError(
+                "--dynamic-toolsets lists the enabled toolsets' tools: it cannot be combined with"
+                " --mode dynamic (which lists only search_tools, describe_tools and call_tool)"
+            )
+        tokens = _number(get("MAX_LIST_TOKENS"), f"{prefix}_MAX_LIST_TOKENS", int)
+        return cls(mode, int(tokens or cls.max_list_tokens), on_demand)
+
+
+def parse_flag(raw: str | None, name: str) -> bool:
+    """A true/false setting (unset: false); ConfigError naming `name` for anything else."""
     value = (raw or "false").lower()
     if value not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         raise ConfigError(f"{name} must be true or false (1/0, yes/no, on/off), got {raw!r}")
@@ -150,7 +193,7 @@ def _number(raw: str | None, name: str, kind: type[float] | type[int]) -> float 
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        unit = "a whole number of bytes" if kind is int else "a number of seconds"
+        unit = "a whole number" if kind is int else "a number of seconds"
         raise ConfigError(f"{name} must be {unit} greater than 0, got {raw!r}")
     return value
 

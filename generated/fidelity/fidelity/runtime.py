@@ -7,7 +7,8 @@ import logging
 import os
 import re
 import traceback
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -20,8 +21,10 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
+    import meta_tools as mt  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    import views  # type: ignore[import-not-found,unused-ignore]
     from settings import (  # type: ignore[import-not-found,unused-ignore]
         ConfigError,
         Credentials,
@@ -33,63 +36,29 @@ else:
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
+    from . import meta_tools as mt
     from . import responses as res
     from . import serialize as ser
+    from . import views
     from .settings import ConfigError, Credentials, Narrowing, Settings, ToolError
 
-__all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime", "selected"]
+__all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
 
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
-
-
-def selected(
-    data: Mapping[str, Any], tools: list[dict[str, Any]], user_tools: set[str], narrowing: Narrowing
-) -> set[str]:
-    """The names of the tools to offer (the package README's rules); an unknown name: ConfigError.
-    Without `toolsets` in the data (older tool data) `default` and `all` are every tool."""
-    toolsets: Mapping[str, Any] = data.get("toolsets") or {}
-    names = [tool["name"] for tool in tools]
-    _check(narrowing, "toolsets", narrowing.toolsets or (), ["all", "default", *toolsets])
-    _check(narrowing, "tools", narrowing.tools, names)
-    _check(narrowing, "exclude_tools", narrowing.exclude_tools, names)
-    wanted = ("default",) if narrowing.toolsets is None and not narrowing.tools else ()
-    sets: set[str | None] = set()
-    for item in narrowing.toolsets or wanted:
-        if item in ("all", "default"):
-            sets.add(None)  # a tool of older tool data, in no toolset
-            sets.update(n for n, t in toolsets.items() if item == "all" or t.get("default"))
-        else:
-            sets.add(item)
-    routes = data["routes"]
-    chosen = {n for n in names if n in user_tools or routes[n].get("toolset") in sets}
-    chosen = (chosen | set(narrowing.tools)) - set(narrowing.exclude_tools)
-    if narrowing.read_only:
-        read_only = {
-            t["name"] for t in tools if (t.get("annotations") or {}).get("readOnlyHint") is True
-        }
-        chosen &= read_only
-    return chosen
-
-
-def _check(narrowing: Narrowing, key: str, given: tuple[str, ...], valid: list[str]) -> None:
-    if unknown := [name for name in given if name not in valid]:
-        where = narrowing.where.get(key, key)
-        shown = ", ".join(valid[:20]) + (
-            f" (and {len(valid) - 20} more)" if len(valid) > 20 else ""
-        )
-        what = "toolset" if key == "toolsets" else "tool"
-        raise ConfigError(
-            f"unknown {what}(s) in {where}: {', '.join(unknown)}. Valid {what}s: {shown}"
-        )
 
 
 class ToolRuntime:
     """The tools of one generated server: answers tools/list and tools/call."""
 
     def __init__(
-        self, data: Mapping[str, Any], settings: Settings, hooks: hk.Hooks | None = None
+        self,
+        data: Mapping[str, Any],
+        settings: Settings,
+        hooks: hk.Hooks | None = None,
+        folder: str | os.PathLike[str] = ".",
     ) -> None:
+        """`folder` holds the files loaded on first use (tool_details.json, search_index.json)."""
         if data.get("format") != 1:
             raise ConfigError(f"tool data format {data.get('format')!r} is not supported")
         server = data.get("server") or {}
@@ -97,17 +66,28 @@ class ToolRuntime:
         self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._parsed: dict[str, ser.Route] = {}  # routes parsed on first use
         self._validators: dict[tuple[str, str], Any] = {}  # compiled on first use: see _errors
-        self._tools: list[dict[str, Any]] = [*data["tools"]]
-        self._by_name = {tool["name"]: tool for tool in self._tools}
-        for wire in run.listed_tools(self.hooks, self._by_name):  # after the generated tools
-            self._tools.append(wire)
-            self._by_name[wire["name"]] = wire
-        self.hooks.check(self._by_name)
-        chosen = selected(data, self._tools, set(self.hooks.tools), settings.narrowing)
-        self._tools = [tool for tool in self._tools if tool["name"] in chosen]
+        every = [*data["tools"]]
+        hook_tools = run.listed_tools(self.hooks, {tool["name"] for tool in every})
+        self._every = {tool["name"]: tool for tool in [*every, *hook_tools]}  # before narrowing
+        self.hooks.check(self._every)
+        self._toolset_of = {name: route.get("toolset") for name, route in self._routes.items()}
+        toolsets: Mapping[str, Any] = data.get("toolsets") or {}
+        narrowing, self.discovery = settings.narrowing, settings.discovery
+        self._first_toolsets: frozenset[str] = frozenset()
+        if self.discovery.dynamic_toolsets:  # the toolsets chosen are the ones enabled first
+            self._first_toolsets = self._named(toolsets, narrowing.toolsets)
+            narrowing = replace(narrowing, toolsets=("all",))
+        chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
+        self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
         self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
-        envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
-        self._list = {**envelope, "tools": self._tools}  # the SDK's default envelope fields
+        self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hook_tools)
+        self.view = self._view(frozenset(chosen), narrowing.read_only)
+        self._lists: OrderedDict[tuple[views.View, frozenset[str] | None], dict[str, Any]] = (
+            OrderedDict()
+        )
+        self._enabled: OrderedDict[str, frozenset[str]] = OrderedDict()  # by session
+        # wiring.py sets how to tell a client its tool list changed (enable_toolsets)
+        self.list_changed: Callable[[Any], Awaitable[None]] | None = None
         schemes = data.get("securitySchemes") or {}
         self.credentials = Credentials(schemes, settings.env, settings.base_url)
         self.credentials.add_secrets(
@@ -123,27 +103,166 @@ class ToolRuntime:
         """Read `tool_data.json` once (jsonschema is imported on the first call)."""
         try:
             with open(path, "rb") as file:
-                return cls(json.load(file), settings, hooks)
+                return cls(json.load(file), settings, hooks, os.path.dirname(path))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
 
-    def list_tools_result(self) -> dict[str, Any]:
-        """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
-        return self._list
+    @staticmethod
+    def _named(toolsets: Mapping[str, Any], given: tuple[str, ...] | None) -> frozenset[str]:
+        """The toolsets `all`, `default` (also None) and names stand for."""
+        named: set[str] = set()
+        for item in given or ("default",):
+            if item in ("all", "default"):
+                named.update(n for n, t in toolsets.items() if item == "all" or t.get("default"))
+            else:
+                named.add(item)
+        return frozenset(named)
 
-    async def on_list_tools(self, ctx: object, params: object) -> dict[str, Any]:
-        return self.list_tools_result()
+    def _view(self, names: frozenset[str], read_only: bool) -> views.View:
+        """`names` listed as they are, or (dynamic) through the meta-tools: `--mode`, or for `auto`
+        whether their list would pass MAX_LIST_TOKENS (never with --dynamic-toolsets)."""
+        mode, limit = self.discovery.mode, self.discovery.max_list_tokens
+        if mode == "auto" and not self.discovery.dynamic_toolsets:
+            sizes = [self._size(name) for name in names]
+            mode = "dynamic" if views.estimated_tokens(sizes) > limit else "static"
+        return views.View(names, read_only, mode == "dynamic")
+
+    def _size(self, name: str) -> int:
+        if (size := self._routes.get(name, {}).get("listBytes")) is None:
+            wire = json.dumps(self._by_name[name], ensure_ascii=False, separators=(",", ":"))
+            size = len(wire.encode("utf-8"))
+        return int(size)
+
+    def resolve(self, narrowings: tuple[Narrowing, ...]) -> views.View:
+        """The view of an HTTP request narrowed by its URL then its headers (ConfigError: a bad
+        name); each narrows what the one before left."""
+        names, read_only = self.view.names, self.view.read_only
+        for narrowing in narrowings:
+            tools = [tool for tool in self._tools if tool["name"] in names]
+            toolsets = {n: self.catalog.toolsets[n] for n in self.catalog.toolsets_in(names)}
+            names = frozenset(
+                views.selected(toolsets, tools, self._toolset_of, narrowing, unset="all")
+            )
+            read_only = read_only or narrowing.read_only
+        return self._view(names, read_only) if narrowings else self.view
+
+    def view_of(self, ctx: Any) -> views.View:
+        """The request's view (an HTTP request's own: views.NarrowedPaths), else the server's."""
+        scope = getattr(getattr(ctx, "request", None), "scope", None) or {}
+        view = (scope.get("state") or {}).get(views.STATE_KEY)
+        return view if isinstance(view, views.View) else self.view
+
+    def _session(self, ctx: Any) -> str | None:
+        """Whose enabled toolsets: the stdio connection's, an HTTP session's; None without one."""
+        request = getattr(ctx, "request", None)
+        return "" if request is None else request.headers.get("mcp-session-id")
+
+    def _enabled_for(self, ctx: Any, view: views.View) -> frozenset[str]:
+        first = self._first_toolsets.intersection(self.catalog.toolsets_in(view.names))
+        return self._enabled.get(self._session(ctx) or "", first) | first
+
+    def list_key(self, ctx: Any) -> tuple[views.View, frozenset[str] | None]:
+        """What a tools/list answer depends on (wiring.py keeps each answer)."""
+        view = self.view_of(ctx)
+        return view, self._enabled_for(ctx, view) if self.discovery.dynamic_toolsets else None
+
+    def list_tools_result(
+        self, view: views.View | None = None, enabled: frozenset[str] | None = None
+    ) -> dict[str, Any]:
+        """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
+        view = view or self.view
+        if enabled is None and self.discovery.dynamic_toolsets:
+            enabled = self._enabled_for(None, view)
+        if (listed := self._lists.get((view, enabled))) is None:
+            listed = self._lists[(view, enabled)] = self._listed(view, enabled)
+            if len(self._lists) > 256:
+                self._lists.popitem(last=False)
+        return listed
+
+    def _listed(self, view: views.View, enabled: frozenset[str] | None) -> dict[str, Any]:
+        envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
+        if view.dynamic:
+            return {**envelope, "tools": self.catalog.dynamic_tools(view)}
+        tools = [tool for tool in self._tools if tool["name"] in view.names]
+        if enabled is not None:
+            of = self._toolset_of  # hooks' own tools are in no toolset: always listed
+            tools = [t for t in tools if t["name"] not in of or of[t["name"]] in enabled]
+            tools += [mt.definition(name, mt.DESCRIPTIONS[name]) for name in mt.ON_DEMAND]
+        return {**envelope, "tools": tools}
+
+    async def on_list_tools(self, ctx: Any, params: object) -> dict[str, Any]:
+        return self.list_tools_result(*self.list_key(ctx))
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """For `Server(get_tool_input_schema=...)`."""
         return self._by_name[name]["inputSchema"] if name in self._by_name else None
 
     async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
-        return await self.call_tool(params.name, params.arguments)
+        view, name, arguments = self.view_of(ctx), params.name, params.arguments or {}
+        meta = (
+            mt.DYNAMIC if view.dynamic else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
+        )
+        if name in meta:
+            if problems := res.argument_problems(name, self._errors(name, "meta", arguments)):
+                return res.error_result(problems)
+            return await self._meta(ctx, view, name, arguments)
+        return await self.call_tool(name, arguments, view.names)
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> CallToolResult:
-        """An unknown tool raises MCPError(-32602); every other failure is an isError result."""
-        if name not in self._by_name or (name not in self._routes and name not in self.hooks.tools):
+    async def _meta(
+        self, ctx: Any, view: views.View, name: str, arguments: Mapping[str, Any]
+    ) -> CallToolResult:
+        if name == mt.SEARCH:
+            return self.catalog.search(arguments, view)
+        if name == mt.DESCRIBE:
+            return self.catalog.describe(arguments, view)
+        if name == mt.LIST_TOOLSETS:
+            return self.catalog.list_toolsets(view, self._enabled_for(ctx, view))
+        if name == mt.ENABLE_TOOLSETS:
+            return await self._enable(ctx, view, list(arguments["toolsets"]))
+        tool = str(arguments["name"])
+        if tool not in view.names:
+            return res.error_result(self._not_offered(tool, view))
+        return await self.call_tool(tool, arguments["arguments"], view.names)
+
+    def _not_offered(self, name: str, view: views.View) -> str:
+        if (tool := self._every.get(name)) is None:
+            return mt.unknown_tools([name], view.names)
+        if view.read_only and (tool.get("annotations") or {}).get("readOnlyHint") is not True:
+            return f"Tool '{name}' may change data and this server is read-only: nothing was sent to the API."
+        return f"Tool '{name}' is not offered here (toolsets or tools narrow this server): nothing was sent."
+
+    async def _enable(self, ctx: Any, view: views.View, names: list[str]) -> CallToolResult:
+        session = self._session(ctx)
+        if session is None:
+            return res.error_result(
+                "This connection has no session to remember enabled toolsets in (the 2026-07-28 protocol"
+                " over HTTP is stateless): choose toolsets with the X-MCP-Toolsets header or the URL"
+                " /mcp/x/TOOLSETS instead."
+            )
+        offered = self.catalog.toolsets_in(view.names)
+        if unknown := [name for name in names if name not in offered]:
+            valid = ", ".join(offered)
+            return res.error_result(
+                f"Unknown toolset(s): {', '.join(unknown)[:300]}. Toolsets: {valid}"
+            )
+        before = self._enabled_for(ctx, view)
+        after = before | frozenset(names)
+        self._enabled[session] = after
+        self._enabled.move_to_end(session)
+        if len(self._enabled) > 10_000:
+            self._enabled.popitem(last=False)
+        if after != before and self.list_changed is not None:
+            await self.list_changed(ctx)
+        added = sum(offered[name] for name in after - before)
+        return mt.structured({"enabled": [n for n in offered if n in after], "added": added})
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None, offered: Collection[str] | None = None
+    ) -> CallToolResult:
+        """An unknown tool (not `offered`, default: the server's) raises MCPError(-32602); every
+        other failure is an isError result."""
+        known = name in self._by_name and (name in self._routes or name in self.hooks.tools)
+        if not known or (offered is not None and name not in offered):
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
@@ -239,12 +358,15 @@ class ToolRuntime:
         if (validator := self._validators.get((name, kind))) is None:
             import jsonschema  # type: ignore[import-untyped,unused-ignore]
 
-            tool = self._by_name[name]
-            schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
+            if kind == "meta":
+                schema = mt.definition(name, "")["inputSchema"]
+            else:
+                tool = self._by_name[name]
+                schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
             cls = jsonschema.validators.validator_for(
                 schema, default=jsonschema.Draft202012Validator
             )
-            checker = cls.FORMAT_CHECKER if kind == "in" else None
+            checker = cls.FORMAT_CHECKER if kind != "out" else None
             validator = self._validators[(name, kind)] = cls(schema, format_checker=checker)
         return list(validator.iter_errors(value))
 

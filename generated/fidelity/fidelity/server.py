@@ -21,6 +21,7 @@ SERVER_VERSION = "1.2.3"
 SERVER_TITLE = "HTTP fidelity"
 ENV_PREFIX = "FIDELITY"
 DEFAULT_BASE_URL = "https://api.example.com/api/v1"
+DEFAULT_MODE = "auto"
 TOOL_DATA = Path(__file__).with_name("tool_data.json")
 
 
@@ -53,14 +54,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         action=argparse.BooleanOptionalAction,
         help=f"only the tools marked readOnlyHint; wins over the rest (default: ${ENV_PREFIX}_READ_ONLY)",
     )
+    listing = parser.add_argument_group("how to list them")
+    listing.add_argument(
+        "--mode",
+        choices=("auto", "static", "dynamic"),
+        help="static: every tool; dynamic: search_tools, describe_tools, call_tool; auto: dynamic when"
+        f" the list would pass ${ENV_PREFIX}_MAX_LIST_TOKENS (default: ${ENV_PREFIX}_MODE, else {DEFAULT_MODE})",
+    )
+    listing.add_argument(
+        "--dynamic-toolsets",
+        action=argparse.BooleanOptionalAction,
+        help="list the chosen toolsets' tools and let the agent enable others"
+        f" (default: ${ENV_PREFIX}_DYNAMIC_TOOLSETS)",
+    )
     args = parser.parse_args(argv)
-    flags = {key: getattr(args, key) for key in ("toolsets", "tools", "exclude_tools", "read_only")}
+    keys = ("toolsets", "tools", "exclude_tools", "read_only", "mode", "dynamic_toolsets")
+    flags = {key: getattr(args, key) for key in keys}
     try:
         settings = runtime.Settings.from_env(
             prefix=ENV_PREFIX,
             default_base_url=DEFAULT_BASE_URL,
             base_url=args.base_url,
             flags=flags,
+            default_mode=DEFAULT_MODE,
         )
         hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
         tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)
@@ -72,9 +88,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.transport == "http":
         import uvicorn
 
-        # one JSON body per answer (the tools stream nothing); DNS-rebinding protection on loopback
+        from .views import NarrowedPaths
+
+        # one JSON body per answer (the tools stream nothing); DNS-rebinding protection on loopback;
+        # /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers narrow a request's tools
         app = server.streamable_http_app(host=args.host, json_response=True)
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(
+            NarrowedPaths(app, tools.resolve), host=args.host, port=args.port, log_level="warning"
+        )
     else:
         import anyio
 

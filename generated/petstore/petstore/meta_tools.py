@@ -1,0 +1,253 @@
+"""The tools that stand for the API's tools: the dynamic mode's `search_tools`, `describe_tools` and
+`call_tool`, and `--dynamic-toolsets`' `list_toolsets` and `enable_toolsets` (the package README).
+The runtime answers `call_tool` and `enable_toolsets` (they change what happens); this module
+defines every meta-tool and answers the ones that only read."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from collections.abc import Collection, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+import mcp.types as types
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import responses as res  # type: ignore[import-not-found,unused-ignore]
+    import search  # type: ignore[import-not-found,unused-ignore]
+    from views import View  # type: ignore[import-not-found,unused-ignore]
+else:
+    from . import responses as res
+    from . import search
+    from .views import View
+
+SEARCH, DESCRIBE, CALL = "search_tools", "describe_tools", "call_tool"
+LIST_TOOLSETS, ENABLE_TOOLSETS = "list_toolsets", "enable_toolsets"
+DYNAMIC = (SEARCH, DESCRIBE, CALL)
+ON_DEMAND = (LIST_TOOLSETS, ENABLE_TOOLSETS)
+OVERVIEW_CHARS = 3_000  # search_tools' description: the toolsets overview stops here
+_READS = {
+    "readOnlyHint": True,
+    "destructiveHint": False,
+    "idempotentHint": True,
+    "openWorldHint": False,
+}
+_STRING = {"type": "string"}
+_NAMES = {"type": "array", "items": _STRING, "minItems": 1, "maxItems": 20}
+
+
+def _object(properties: Mapping[str, Any], required: Sequence[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(properties), "required": list(required)}
+
+
+_FOUND = _object(
+    {
+        "name": _STRING,
+        "title": _STRING,
+        "description": _STRING,
+        "toolset": _STRING,
+        "annotations": {"type": "object"},
+    },
+    ["name", "description"],
+)
+_SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
+    SEARCH: (
+        _object(
+            {
+                "query": {**_STRING, "description": "What you want to do, in your own words."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+                "toolset": {**_STRING, "description": "Search only this toolset."},
+            },
+            ["query"],
+        ),
+        _object(
+            {"tools": {"type": "array", "items": _FOUND}, "total": {"type": "integer"}},
+            ["tools", "total"],
+        ),
+    ),
+    DESCRIBE: (
+        _object({"names": _NAMES}, ["names"]),
+        _object({"tools": {"type": "array", "items": {"type": "object"}}}, ["tools"]),
+    ),
+    CALL: (
+        _object(
+            {
+                "name": {**_STRING, "description": "The tool's name, from search_tools."},
+                "arguments": {
+                    "type": "object",
+                    "description": "As describe_tools' inputSchema says.",
+                },
+            },
+            ["name", "arguments"],
+        ),
+        None,  # the result is the called tool's own
+    ),
+    LIST_TOOLSETS: (
+        _object({}, []),
+        _object({"toolsets": {"type": "array", "items": {"type": "object"}}}, ["toolsets"]),
+    ),
+    ENABLE_TOOLSETS: (
+        _object({"toolsets": {**_NAMES, "maxItems": 100}}, ["toolsets"]),
+        _object(
+            {"enabled": {"type": "array", "items": _STRING}, "added": {"type": "integer"}},
+            ["enabled", "added"],
+        ),
+    ),
+}
+DESCRIPTIONS = {
+    DESCRIBE: "The full definitions (input and output schemas) of up to 20 tools named by search_tools.",
+    CALL: "Call one of this API's tools by name, with arguments as describe_tools gives its inputSchema.",
+    LIST_TOOLSETS: "This server's toolsets: name, description, number of tools, and whether enabled.",
+    ENABLE_TOOLSETS: "Enable toolsets by name: their tools are added to your tool list.",
+}
+
+
+def definition(name: str, description: str, read_only: bool = True) -> dict[str, Any]:
+    """A meta-tool as tools/list shows it."""
+    input_schema, output_schema = _SCHEMAS[name]
+    hints = _READS if read_only else {**_READS, "readOnlyHint": False, "destructiveHint": True}
+    if name == CALL:
+        hints = {**hints, "idempotentHint": read_only, "openWorldHint": True}
+    title = name.replace("_", " ").capitalize()
+    wire: dict[str, Any] = {"name": name, "title": title, "description": description}
+    wire["inputSchema"] = input_schema
+    if output_schema is not None:
+        wire["outputSchema"] = output_schema
+    return wire | {"annotations": {"title": title, **hints}}
+
+
+def one_line(text: str, limit: int = 200) -> str:
+    """The first line of `text`, cut at a word before `limit` characters."""
+    line = (text or "").strip().split("\n", 1)[0].strip()
+    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+
+
+class Catalog:
+    """What the meta-tools read: the API's tools (as listed), their toolsets, and two files loaded
+    on first use: `tool_details.json` (the schemas size fitting cut) and `search_index.json`."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, dict[str, Any]],
+        toolset_of: Mapping[str, str | None],
+        toolsets: Mapping[str, Mapping[str, Any]],
+        folder: str | os.PathLike[str],
+        extra_tools: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        self.tools, self.toolset_of, self.toolsets = tools, toolset_of, toolsets
+        self.folder, self.extra_tools = folder, extra_tools
+
+    @cached_property
+    def details(self) -> Mapping[str, Mapping[str, Any]]:
+        path = os.path.join(self.folder, "tool_details.json")
+        try:
+            with open(path, "rb") as file:
+                return dict(json.load(file)["tools"])
+        except FileNotFoundError:  # an older package: the listed schemas are the whole ones
+            return {}
+
+    @cached_property
+    def index(self) -> search.SearchIndex:
+        path = os.path.join(self.folder, "search_index.json")
+        return search.SearchIndex.load(path, extra_tools=self.extra_tools)
+
+    def toolsets_in(self, names: Collection[str]) -> dict[str, int]:
+        """The toolsets of `names`, in the data's order, with how many of `names` each has."""
+        counts: dict[str, int] = {name: 0 for name in self.toolsets}
+        for name in names:
+            toolset = self.toolset_of.get(name)
+            if toolset is not None:
+                counts[toolset] = counts.get(toolset, 0) + 1
+        return {name: count for name, count in counts.items() if count}
+
+    def dynamic_tools(self, view: View) -> list[dict[str, Any]]:
+        return [
+            definition(SEARCH, self._search_description(view)),
+            definition(DESCRIBE, DESCRIPTIONS[DESCRIBE]),
+            definition(CALL, DESCRIPTIONS[CALL], read_only=view.read_only),
+        ]
+
+    def _search_description(self, view: View) -> str:
+        counts = self.toolsets_in(view.names)
+        head = (
+            f"Find this API's tools ({len(view.names)}) by what you want to do; then describe_tools for"
+            " their inputs and call_tool to run one."
+            + (" Read-only: only tools that change nothing." if view.read_only else "")
+        )
+        if not counts:
+            return head
+        parts, size = [], len(head)
+        ordered = sorted(counts.items(), key=lambda item: -item[1])
+        for name, count in ordered:
+            words = one_line(str(self.toolsets[name].get("description") or ""), 60)
+            part = f"{name} ({count}{': ' + words if words else ''})"
+            if size + len(part) > OVERVIEW_CHARS:
+                break
+            parts.append(part)
+            size += len(part) + 2
+        rest = len(ordered) - len(parts)
+        more = f"; and {rest} smaller toolsets" if rest else ""
+        return (
+            f"{head} Toolsets (pass one as `toolset` to search only it): {'; '.join(parts)}{more}."
+        )
+
+    def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
+        toolset = arguments.get("toolset")
+        if toolset is not None and toolset not in (sets := self.toolsets_in(view.names)):
+            return res.error_result(
+                f"Unknown toolset {str(toolset)[:100]!r}; toolsets: {', '.join(sets)}"
+            )
+        limit = int(arguments.get("limit", 10))
+        names, total = self.index.search(
+            str(arguments["query"]), limit=limit, names=view.names, toolset=toolset
+        )
+        found = [self._found(name) for name in names]
+        return structured({"tools": found, "total": total})
+
+    def _found(self, name: str) -> dict[str, Any]:
+        tool = self.tools[name]
+        entry = {
+            "name": name,
+            "title": tool.get("title") or name,
+            "description": one_line(str(tool.get("description") or "")),
+        }
+        if (toolset := self.toolset_of.get(name)) is not None:
+            entry["toolset"] = toolset
+        return entry | {"annotations": tool.get("annotations") or {}}
+
+    def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
+        names = list(dict.fromkeys(arguments["names"]))
+        if unknown := [name for name in names if name not in view.names]:
+            return res.error_result(unknown_tools(unknown, view.names))
+        return structured(
+            {"tools": [{**self.tools[name], **self.details.get(name, {})} for name in names]}
+        )
+
+    def list_toolsets(self, view: View, enabled: Collection[str]) -> types.CallToolResult:
+        toolsets = [
+            {
+                "name": name,
+                "description": one_line(str(self.toolsets[name].get("description") or "")),
+                "tools": count,
+                "enabled": name in enabled,
+            }
+            for name, count in self.toolsets_in(view.names).items()
+        ]
+        return structured({"toolsets": toolsets})
+
+
+def unknown_tools(names: Sequence[str], offered: Collection[str]) -> str:
+    """Names that are not offered, each with the closest offered names."""
+    parts = []
+    for name in names[:20]:
+        close = difflib.get_close_matches(name, offered, n=3, cutoff=0.6)
+        parts.append(f"{name[:100]!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    return f"Unknown tool(s): {'; '.join(parts)}. Find tools with search_tools."
+
+
+def structured(value: dict[str, Any]) -> types.CallToolResult:
+    """A success whose text is its structured content as JSON."""
+    text = json.dumps(value, ensure_ascii=False)
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)

@@ -1,0 +1,248 @@
+"""The dynamic mode and the per-request views in the runtime (issue 15): when `auto` switches, the
+three meta-tools as listed, describe_tools' whole schemas, call_tool giving exactly the static
+tool's result, the messages for unknown names, the settings' errors, and the URL/header parsing."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import mcp_types
+import pytest
+
+from .conftest import Upstream, call, runtime, template_module, tool, tool_data
+
+views = template_module("views")
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+META = ["search_tools", "describe_tools", "call_tool"]
+LIMIT = {"arg": "limit", "name": "limit", "in": "query", "required": False, "style": "form", "explode": True}
+TOOLS = [("listPets", "GET", "pets"), ("createPet", "POST", "pets"), ("getStore", "GET", "store")]
+WHOLE = {"type": "object", "properties": {"limit": {"type": "integer", "description": "All of it."}}}
+
+
+def data() -> dict[str, Any]:
+    limit = {**LIMIT, "schema": {"type": "integer", "minimum": 1}}
+    made = tool_data(*(tool(n, m, f"/{n}", params=(limit,) if n == "listPets" else ()) for n, m, _ in TOOLS))
+    for name, _, toolset in TOOLS:
+        made["routes"][name]["toolset"] = toolset
+    made["toolsets"] = {
+        "pets": {"count": 2, "default": True, "description": "Everything about your pets"},
+        "store": {"count": 1, "default": True, "description": ""},
+    }
+    return made
+
+
+Make = Callable[..., Any]
+
+
+@pytest.fixture
+async def make(upstream: Upstream, tmp_path: Path) -> AsyncIterator[Make]:
+    """make(**env) → a ToolRuntime on `data()` whose folder has a tool_details.json."""
+    (tmp_path / "tool_details.json").write_text(
+        json.dumps({"format": 1, "tools": {"listPets": {"inputSchema": WHOLE}}})
+    )
+    made: list[Any] = []
+
+    def build(**env: str) -> Any:
+        environment = {"T_BASE_URL": upstream.url + "/api/v1", "T_TIMEOUT": "5", **env}
+        settings = runtime.Settings.from_env(environment, prefix="T")
+        made.append(runtime.ToolRuntime(data(), settings, None, tmp_path))
+        return made[-1]
+
+    yield build
+    for tools in made:
+        await tools.aclose()
+
+
+def listed(tools: Any) -> list[str]:
+    return [wire["name"] for wire in tools.list_tools_result()["tools"]]
+
+
+def static_tokens() -> int:
+    sizes = [len(json.dumps(wire, separators=(",", ":")).encode()) for wire in data()["tools"]]
+    return math.ceil((len('{"tools":[]}') + sum(sizes) + len(sizes) - 1) / 4)
+
+
+async def test_auto_is_static_until_the_list_passes_max_list_tokens(make: Make) -> None:
+    tokens = static_tokens()
+    assert listed(make()) == ["listPets", "createPet", "getStore"]
+    assert listed(make(T_MAX_LIST_TOKENS=str(tokens))) == ["listPets", "createPet", "getStore"]
+    assert listed(make(T_MAX_LIST_TOKENS=str(tokens - 1))) == META
+    assert listed(make(T_MODE="dynamic")) == META
+    assert listed(make(T_MODE="static", T_MAX_LIST_TOKENS="1")) == ["listPets", "createPet", "getStore"]
+
+
+async def test_the_meta_tools_as_listed(make: Make) -> None:
+    search, describe, call_tool = make(T_MODE="dynamic").list_tools_result()["tools"]
+    assert search["description"] == (
+        "Find this API's tools (3) by what you want to do; then describe_tools for their inputs and"
+        " call_tool to run one. Toolsets (pass one as `toolset` to search only it):"
+        " pets (2: Everything about your pets); store (1)."
+    )
+    assert search["inputSchema"]["required"] == ["query"]
+    assert search["annotations"] == {
+        "title": "Search tools",
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert describe["annotations"]["readOnlyHint"] is True
+    assert call_tool["annotations"] == {
+        "title": "Call tool",
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    }
+    assert "outputSchema" not in call_tool  # the result is the called tool's own
+    read_only = make(T_MODE="dynamic", T_READ_ONLY="yes").list_tools_result()["tools"]
+    assert read_only[2]["annotations"]["readOnlyHint"] is True
+    assert "(2)" in read_only[0]["description"] and "Read-only" in read_only[0]["description"]
+
+
+async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Make) -> None:
+    tools = make(T_MODE="dynamic")
+    described = await call(tools, "describe_tools", {"names": ["listPets", "getStore", "listPets"]})
+    static = {wire["name"]: wire for wire in data()["tools"]}
+    assert described.structured_content == {
+        "tools": [{**static["listPets"], "inputSchema": WHOLE}, static["getStore"]]
+    }
+    assert json.loads(described.content[0].text) == described.structured_content
+    unknown = await call(tools, "describe_tools", {"names": ["listPet", "zzz"]})
+    assert unknown.is_error
+    assert unknown.content[0].text == (
+        "Unknown tool(s): 'listPet' (did you mean listPets?); 'zzz'. Find tools with search_tools."
+    )
+    empty = await call(tools, "describe_tools", {"names": []})
+    assert empty.is_error and "- $.names: [] should be non-empty (rule: minItems)" in empty.content[0].text
+
+
+async def test_call_tool_gives_exactly_the_static_tools_result(make: Make, upstream: Upstream) -> None:
+    static, dynamic = make(T_MODE="static"), make(T_MODE="dynamic")
+    for arguments in ({"limit": 3}, {"limit": 0}, {"limit": 3, "colour": "red"}):
+        direct = await call(static, "listPets", arguments)
+        through = await call(dynamic, "call_tool", {"name": "listPets", "arguments": arguments})
+        assert through.model_dump() == direct.model_dump()
+    assert [request.target for request in upstream.requests] == ["/api/v1/listPets?limit=3"] * 2
+
+
+async def test_call_tool_refuses_what_the_view_does_not_offer(make: Make, upstream: Upstream) -> None:
+    tools = make(T_MODE="dynamic", T_READ_ONLY="on", T_EXCLUDE_TOOLS="getStore")
+    results = [
+        await call(tools, "call_tool", {"name": name, "arguments": {}})
+        for name in ("createPet", "getStore", "listPet")
+    ]
+    assert [(r.is_error, r.content[0].text) for r in results] == [
+        (True, "Tool 'createPet' may change data and this server is read-only: nothing was sent to the API."),
+        (
+            True,
+            "Tool 'getStore' is not offered here (toolsets or tools narrow this server): nothing was sent.",
+        ),
+        (True, "Unknown tool(s): 'listPet' (did you mean listPets?). Find tools with search_tools."),
+    ]
+    assert upstream.requests == []
+
+
+async def test_meta_tools_are_unknown_in_static_mode(make: Make) -> None:
+    import mcp
+
+    with pytest.raises(mcp.MCPError) as raised:
+        await call(make(T_MODE="static"), "search_tools", {"query": "pets"})
+    assert raised.value.error.message == "Unknown tool: search_tools"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"T_MODE": "fast"}, "T_MODE must be one of auto, static, dynamic, got 'fast'"),
+        (
+            {"T_MAX_LIST_TOKENS": "many"},
+            "T_MAX_LIST_TOKENS must be a whole number greater than 0, got 'many'",
+        ),
+        (
+            {"T_DYNAMIC_TOOLSETS": "maybe"},
+            "T_DYNAMIC_TOOLSETS must be true or false (1/0, yes/no, on/off), got 'maybe'",
+        ),
+        (
+            {"T_DYNAMIC_TOOLSETS": "1", "T_MODE": "dynamic"},
+            "--dynamic-toolsets lists the enabled toolsets' tools: it cannot be combined with --mode dynamic"
+            " (which lists only search_tools, describe_tools and call_tool)",
+        ),
+    ],
+)
+def test_bad_discovery_settings_stop_the_start(env: dict[str, str], message: str) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        runtime.Settings.from_env({"T_BASE_URL": "http://h", **env}, prefix="T")
+    assert str(raised.value) == message
+
+
+def test_a_flag_wins_over_the_mode_variable() -> None:
+    flags = {"mode": "static", "dynamic_toolsets": False}
+    settings = runtime.Settings.from_env({"T_BASE_URL": "http://h", "T_MODE": "x"}, prefix="T", flags=flags)
+    assert (settings.discovery.mode, settings.discovery.dynamic_toolsets) == ("static", False)
+    packaged = runtime.Settings.from_env({"T_BASE_URL": "http://h"}, prefix="T", default_mode="dynamic")
+    assert packaged.discovery.mode == "dynamic"
+
+
+@pytest.mark.parametrize(
+    ("path", "toolsets", "read_only"),
+    [
+        ("/mcp", None, None),
+        ("/mcp/", None, None),
+        ("/mcp/readonly", None, True),
+        ("/mcp/x/pets", ("pets",), False),
+        ("/mcp/x/pets,store/readonly", ("pets", "store"), True),
+    ],
+)
+def test_urls_that_narrow(path: str, toolsets: tuple[str, ...] | None, read_only: bool | None) -> None:
+    narrowing = views.from_path(path, "/mcp")
+    if read_only is None:
+        assert narrowing is None
+    else:
+        assert (narrowing.toolsets, narrowing.read_only) == (toolsets, read_only)
+
+
+@pytest.mark.parametrize("path", ["/mcp/x", "/mcp/x/", "/mcp/y/pets", "/mcp/x/a/b", "/mcp/readonly/x"])
+def test_other_urls_are_not_found(path: str) -> None:
+    with pytest.raises(ValueError):
+        views.from_path(path, "/mcp")
+
+
+async def test_a_request_narrows_and_never_widens(make: Make) -> None:
+    tools = make(T_TOOLSETS="pets")
+    headers = views.from_headers({"x-mcp-tools": "listPets, createPet", "x-mcp-readonly": "1"})
+    view = tools.resolve((headers,))
+    assert (sorted(view.names), view.read_only, view.dynamic) == (["listPets"], True, False)
+    for header, value in (("x-mcp-toolsets", "store"), ("x-mcp-tools", "getStore")):
+        with pytest.raises(runtime.ConfigError) as raised:
+            tools.resolve((views.from_headers({header: value}),))
+        name = "X-MCP-Toolsets" if header == "x-mcp-toolsets" else "X-MCP-Tools"
+        valid = "all, default, pets" if header == "x-mcp-toolsets" else "listPets, createPet"
+        what = "toolset" if header == "x-mcp-toolsets" else "tool"
+        assert str(raised.value) == f"unknown {what}(s) in header {name}: {value}. Valid {what}s: {valid}"
+    assert views.from_headers({"accept": "*/*"}) is None
+    with pytest.raises(runtime.ConfigError, match="header X-MCP-Readonly must be true or false"):
+        views.from_headers({"x-mcp-readonly": "please"})
+
+
+async def test_enable_toolsets_needs_a_session(make: Make) -> None:
+    tools = make(T_DYNAMIC_TOOLSETS="true", T_TOOLSETS="store")
+    assert listed(tools) == ["getStore", "list_toolsets", "enable_toolsets"]
+
+    class Request:  # an HTTP request of the 2026-07-28 protocol: no Mcp-Session-Id
+        def __init__(self) -> None:
+            self.headers: dict[str, str] = {}
+            self.scope: dict[str, Any] = {}
+
+    class Ctx:
+        request = Request()
+
+    params = mcp_types.CallToolRequestParams(name="enable_toolsets", arguments={"toolsets": ["pets"]})
+    refused = await tools.on_call_tool(Ctx(), params)
+    assert refused.is_error and refused.content[0].text.startswith("This connection has no session")
+    enabled = await call(tools, "enable_toolsets", {"toolsets": ["pets", "nope"]})
+    assert enabled.is_error and enabled.content[0].text == "Unknown toolset(s): nope. Toolsets: pets, store"
