@@ -55,7 +55,7 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     deps = {dep.replace(" ", "") for dep in project["dependencies"]}
     assert "mcp>=2.3,<3" in deps, deps
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
-    assert names == {"mcp", "httpx2", "jsonschema"}
+    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer"}
     assert petstore.command.is_file()
 
 
@@ -82,13 +82,14 @@ def test_help(petstore: Generated, how: str, tmp_path: Path) -> None:
 
 
 def test_no_spec_is_shipped_or_read(petstore: Generated, tmp_path: Path) -> None:
-    """tool_data.json is the only data file: no OpenAPI document in the tree or the installation,
-    and no code or data file refers to the spec."""
+    """The data files are the generator's own (tool data, the schemas size fitting cut, the search
+    index): no OpenAPI document in the tree or the installation, no file refers to the spec."""
     for root in (petstore.source, installed_dir(petstore, tmp_path)):
         files = [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
         data = [p.name for p in files if p.suffix in SPEC_SUFFIXES]
-        assert "tool_data.json" in data, f"{root}: no tool_data.json"
-        assert set(data) <= {"tool_data.json", ".openapi2mcp-manifest.json"}, f"{root}: {data}"
+        ours = {"tool_data.json", "tool_details.json", "search_index.json"}
+        assert ours <= set(data), f"{root}: {data}"
+        assert set(data) <= ours | {".openapi2mcp-manifest.json"}, f"{root}: {data}"
         for path in (p for p in files if p.suffix in (".py", ".json", ".toml")):
             text = path.read_text("utf-8", errors="replace")
             assert str(petstore.spec) not in text and "petstore.yaml" not in text, path
