@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import ijson  # type: ignore[import-untyped,unused-ignore]
-
 _NUMBER_END = b"0123456789.eE+- \t\r\n"  # a number at the cut may itself be cut: it is dropped
 
 
@@ -17,6 +15,8 @@ def read_prefix(body: bytes) -> tuple[Any, list[tuple[Any, ...]]] | None:
     read at the cut is dropped whole, so each item kept is complete; an object being read at the cut
     keeps the properties read (the output schema check decides). None when nothing valid was read.
     """
+    import ijson  # type: ignore[import-untyped,unused-ignore]  # 16 ms: only when a body was cut
+
     text = body.rstrip(_NUMBER_END)
     if text.lstrip()[:1] == b"[":  # a list answer: ijson's C items() yields each complete item
         items: list[Any] = []
@@ -26,16 +26,18 @@ def read_prefix(body: bytes) -> tuple[Any, list[tuple[Any, ...]]] | None:
             if "premature EOF" not in str(error):
                 return None
         return items, [()]
-    return _build(ijson.basic_parse(text, use_float=True))
+    return _build(ijson.basic_parse(text, use_float=True), ijson.IncompleteJSONError)
 
 
 _NOTHING: Any = object()
 
 
-def _build(events: Iterable[tuple[str, Any]]) -> tuple[Any, list[tuple[Any, ...]]] | None:
+def _build(
+    events: Iterable[tuple[str, Any]], incomplete: type[Exception]
+) -> tuple[Any, list[tuple[Any, ...]]] | None:
     """The value of the parse events up to the cut (ObjectBuilder's rules, with the open path)."""
     root, key = _NOTHING, None
-    stack_: list[Any] = []  # the open containers, root first
+    stack: list[Any] = []  # the open containers, root first
     path: list[Any] = []  # where each sits in its parent (None for the root)
     try:
         for event, value in events:
@@ -43,33 +45,31 @@ def _build(events: Iterable[tuple[str, Any]]) -> tuple[Any, list[tuple[Any, ...]
                 key = value
                 continue
             if event in ("end_map", "end_array"):
-                stack_.pop()
+                stack.pop()
                 path.pop()
                 continue
             node = {} if event == "start_map" else [] if event == "start_array" else value
-            if not stack_:
+            if not stack:
                 root, part = node, None
-            elif isinstance(stack_[-1], list):
-                stack_[-1].append(node)
-                part = len(stack_[-1]) - 1
+            elif isinstance(stack[-1], list):
+                stack[-1].append(node)
+                part = len(stack[-1]) - 1
             else:
-                stack_[-1][key] = node
+                stack[-1][key] = node
                 part = key
             if event in ("start_map", "start_array"):
-                stack_.append(node)
+                stack.append(node)
                 path.append(part)
-    except ijson.IncompleteJSONError as error:
-        if "premature EOF" not in str(error) or root is _NOTHING or not stack_:
+    except incomplete as error:
+        if "premature EOF" not in str(error) or root is _NOTHING or not stack:
             return None
-        for depth in range(1, len(stack_)):  # the first open container inside an array goes
-            if isinstance(stack_[depth - 1], list):
-                stack_[depth - 1].pop()
-                del stack_[depth:]
+        for depth in range(1, len(stack)):  # the first open container inside an array goes
+            if isinstance(stack[depth - 1], list):
+                stack[depth - 1].pop()
+                del stack[depth:]
                 break
         opened = [
-            tuple(path[1 : depth + 1])
-            for depth, node in enumerate(stack_)
-            if isinstance(node, list)
+            tuple(path[1 : depth + 1]) for depth, node in enumerate(stack) if isinstance(node, list)
         ]
         return root, opened
     return None if root is _NOTHING else (root, [])

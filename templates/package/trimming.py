@@ -174,7 +174,8 @@ class _Trimmer:
     ) -> tuple[str, int]:
         if any(key in schema for schema in schemas for key in _FIXED):
             return text, size
-        keep = max(budget - 2 - 40, _most(schemas, "minLength"), 0)
+        marker = len(f"… [{len(text):,} more characters]")  # at least as long as the real one
+        keep = max(budget - 2 - marker, _most(schemas, "minLength"), 0)
         for _ in range(64):  # escapes make the JSON longer than the text: shorten by the excess
             cut = text[:keep] + f"… [{len(text) - keep:,} more characters]"
             cut_size = len(_json(cut))
@@ -189,25 +190,37 @@ class _Trimmer:
     def _array(
         self, items: list[Any], schemas: list[Mapping[str, Any]], budget: int, path: tuple[Any, ...]
     ) -> tuple[list[Any], int]:
-        """Whole items from the start while they fit; the first `max(minItems, 1)` shrunk if need be."""
-        required = min(max(_most(schemas, "minItems"), 1), len(items))
+        """Whole items from the start while they fit; the first `minItems` shrunk if need be, and
+        the first one too when it fits once shrunk (one huge document)."""
+        required = min(_most(schemas, "minItems"), len(items))
         kept: list[Any] = []
         used = 2
         for index, item in enumerate(items):
             comma = 1 if kept else 0
             size = _size(item, budget)
             room = budget - used - comma
+            if size > room and index >= max(required, 1):
+                break
             if size > room:
-                if index >= required:
-                    break
-                share = max(room // (required - index), 0)
+                share = max(room // max(required - index, 1), 0)
+                marks = self._marks()
                 item, size = self.fit(item, self._item(schemas, index), share, size, (*path, index))
+                if size > room and index >= required:
+                    self._forget(marks)
+                    break
             kept.append(item)
             used += comma + size
         if len(kept) < len(items) or path in self.unread:
             total = None if path in self.unread else len(items)
             self.arrays.append((path, len(kept), total))
         return kept, used
+
+    def _marks(self) -> tuple[int, int, int]:
+        return len(self.arrays), len(self.strings), len(self.objects)
+
+    def _forget(self, marks: tuple[int, int, int]) -> None:
+        """Forget the cuts recorded since `marks`: their value is not used."""
+        del self.arrays[marks[0] :], self.strings[marks[1] :], self.objects[marks[2] :]
 
     def _item(self, schemas: list[Mapping[str, Any]], index: int) -> list[Mapping[str, Any]]:
         found: list[Any] = []
@@ -235,7 +248,7 @@ class _Trimmer:
             return self._map(value, required, _most(schemas, "minProperties"), budget, path)
         keys = list(value)
         sizes = {key: (len(_json(key)) + 1, _size(value[key], budget)) for key in keys}
-        marks = (len(self.arrays), len(self.strings), len(self.objects))
+        marks = self._marks()
         new, used, fitted = self._share(value, keys, sizes, schemas, budget, path)
         count, floor, dropped = len(keys), _most(schemas, "minProperties"), set()
         for key in reversed(keys):

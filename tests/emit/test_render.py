@@ -90,7 +90,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 11
+    assert len(python) == 13
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -124,11 +124,11 @@ def test_pyproject_has_exactly_one_console_script_named_after_the_distribution()
     assert "gui-scripts" not in project and "entry-points" not in project
 
 
-def test_pyproject_depends_on_mcp_2_httpx2_and_jsonschema_and_not_on_openapi2mcp() -> None:
+def test_pyproject_depends_on_mcp_2_httpx2_jsonschema_and_ijson_and_not_on_openapi2mcp() -> None:
     project = tomllib.loads(petstore().files["pyproject.toml"])["project"]
     names = [re.split(r"[<>=!~;\[ ]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]]
-    assert sorted(names) == ["httpx2", "jsonschema", "mcp"]
-    assert "mcp>=2.3,<3" in project["dependencies"]
+    assert sorted(names) == ["httpx2", "ijson", "jsonschema", "mcp"]
+    assert "mcp>=2.3,<3" in project["dependencies"] and "ijson>=3.2.3,<4" in project["dependencies"]
 
 
 def test_pyproject_packages_the_import_package() -> None:
