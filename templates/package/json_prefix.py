@@ -4,24 +4,32 @@ becomes a shorter list that trimming.py reports as such."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any
 
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 _NUMBER_END = b"0123456789.eE+- \t\r\n"  # a number at the cut may itself be cut: it is dropped
 
 
-def read_prefix(body: bytes) -> tuple[Any, list[tuple[Any, ...]]] | None:
+def read_prefix(body: bytes, enough: int) -> tuple[Any, list[tuple[Any, ...]]] | None:
     """The JSON value a cut body starts with, and the paths of the arrays left open. An item being
     read at the cut is dropped whole, so each item kept is complete; an object being read at the cut
-    keeps the properties read (the output schema check decides). None when nothing valid was read.
+    keeps the properties read (the output schema check decides). A list stops once its items make
+    over `enough` characters of JSON (the rest would be trimmed). None when nothing valid was read.
     """
     import ijson  # type: ignore[import-untyped,unused-ignore]  # 16 ms: only when a body was cut
 
     text = body.rstrip(_NUMBER_END)
     if text.lstrip()[:1] == b"[":  # a list answer: ijson's C items() yields each complete item
         items: list[Any] = []
+        size = 1
         try:
-            items.extend(ijson.items(text, "item", use_float=True))
+            for item in ijson.items(text, "item", use_float=True):
+                items.append(item)
+                size += len(_json(item)) + 1
+                if size > enough:
+                    break
         except ijson.IncompleteJSONError as error:
             if "premature EOF" not in str(error):
                 return None

@@ -118,7 +118,12 @@ def tool_result(
     body_cut = (
         trim.BodyCut(answer.omitted, answer.omitted_at_least, cut_hint) if answer.omitted else None
     )
-    if fit and kind == "json" and body_cut and (read := json_prefix.read_prefix(answer.body)):
+    if (
+        fit
+        and kind == "json"
+        and body_cut
+        and (read := json_prefix.read_prefix(answer.body, fit.limit))
+    ):
         value, unread = read
         if wrapped or not isinstance(value, dict):
             value, unread = {"result": value}, [("result", *path) for path in unread]

@@ -251,12 +251,18 @@ def trimmed_text(text: str, limit: int) -> Any:
 def test_a_cut_body_is_read_up_to_its_last_complete_item(
     body: bytes, value: Any, opened: list[tuple[Any, ...]]
 ) -> None:
-    assert json_prefix.read_prefix(body) == (value, opened)
+    assert json_prefix.read_prefix(body, 1000) == (value, opened)
+
+
+def test_a_cut_list_is_read_only_as_far_as_the_limit_needs() -> None:
+    body = serialize.to_json(list(range(1000, 2000))).encode()[:3000]  # 600 items, the last cut
+    assert json_prefix.read_prefix(body, 100_000) == (list(range(1000, 1599)), [()])
+    assert json_prefix.read_prefix(body, 50) == (list(range(1000, 1010)), [()])  # 1 + 10 * 5 > 50
 
 
 @pytest.mark.parametrize("body", [b'"abc', b"12", b"[1,}", b'{"a":1]'])
 def test_a_cut_body_without_a_valid_start_reads_as_nothing(body: bytes) -> None:
-    assert json_prefix.read_prefix(body) is None
+    assert json_prefix.read_prefix(body, 1000) is None
 
 
 # ---- through the runtime -----------------------------------------------------------------------
