@@ -131,6 +131,11 @@ def _size(value: Any, bound: int) -> int:
             if total > bound:
                 break
         return total
+    if isinstance(value, list | dict) and value:  # one item: its own size, bounded the same way
+        if isinstance(value, list):
+            return _size(value[0], bound) + 2
+        key, item = next(iter(value.items()))
+        return len(_json(key)) + 1 + _size(item, bound) + 2
     return len(_json(value))
 
 
@@ -283,7 +288,8 @@ class _Trimmer:
                 if full:
                     continue
             new[key], used = item, used + size
-        self.objects.append((path, len(new), len(value)))
+        if len(new) < len(value):
+            self.objects.append((path, len(new), len(value)))
         return new, max(used, 2)
 
     def _share(
