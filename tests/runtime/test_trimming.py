@@ -7,7 +7,10 @@ import json
 import time
 from typing import Any
 
+import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from .conftest import Make, Upstream, call, param, template_module, tool, tool_data
 
@@ -202,6 +205,73 @@ def test_a_one_megabyte_value_is_trimmed_in_a_few_tens_of_milliseconds() -> None
         trimmed = trimming.trim_json(value, text, fit(100_000))
         best = min(best, time.perf_counter() - start)
     assert len(trimmed.text) <= 99_000 and best < 0.05, best
+
+
+LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=300)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=30) | st.dictionaries(st.text(max_size=8), inner, max_size=150),
+    max_leaves=400,
+)
+PAGE_SCHEMA = {
+    "type": "object",
+    "required": ["items", "total"],
+    "minProperties": 2,
+    "properties": {
+        "items": {
+            "type": "array",
+            "minItems": 2,
+            "items": {
+                "type": "object",
+                "required": ["id", "text"],
+                "properties": {
+                    "id": {"type": "integer"},
+                    "text": {"type": "string", "minLength": 3},
+                    "tags": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]*$"}},
+                },
+            },
+        },
+        "total": {"type": "integer"},
+        "note": {"type": "string", "maxLength": 500},
+    },
+}
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(value=VALUES, limit=st.integers(100, 4000))
+def test_without_a_schema_the_json_always_fits_its_budget(value: Any, limit: int) -> None:
+    text = serialize.to_json(value)
+    trimmed = trimming.trim_json(value, text, fit(limit))
+    if trimmed is None:
+        assert len(text) <= limit
+        return
+    budget = limit - 1000 if limit > 2000 else limit // 2
+    assert trimmed.text == serialize.to_json(trimmed.value)
+    assert len(trimmed.text) <= budget or isinstance(value, int | float)
+    assert trimmed.text == trimmed_again(text, limit, None).text
+
+
+ITEMS_STRATEGY = st.fixed_dictionaries(
+    {"id": st.integers(), "text": st.text(min_size=3, max_size=400)},
+    optional={"tags": st.lists(st.from_regex("^[a-z]*$", fullmatch=True), max_size=20)},
+)
+PAGES = st.fixed_dictionaries(
+    {"items": st.lists(ITEMS_STRATEGY, min_size=2, max_size=40), "total": st.integers()},
+    optional={"note": st.text(max_size=500), "more": LEAVES},
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(value=PAGES, limit=st.integers(20, 3000))
+def test_what_meets_the_schema_still_meets_it_once_trimmed(value: Any, limit: int) -> None:
+    text = serialize.to_json(value)
+    if trimmed := trimming.trim_json(value, text, fit(limit, PAGE_SCHEMA)):
+        jsonschema.validate(trimmed.value, PAGE_SCHEMA)
+        assert trimmed.meta == trimmed_again(text, limit, PAGE_SCHEMA).meta
+
+
+def trimmed_again(text: str, limit: int, schema: dict[str, Any] | None) -> Any:
+    return trimming.trim_json(json.loads(text), text, fit(limit, schema))
 
 
 # ---- paging arguments --------------------------------------------------------------------------
