@@ -349,15 +349,13 @@ def trim_json(
     for path in dict.fromkeys(unread):  # open arrays the trimmer did not enter: all read is shown
         if path not in recorded and (length := _length(trimmed, path)) is not None:
             trimmer.arrays.append((path, length, None))
-    cuts: dict[str, list[dict[str, Any]]] = {
-        "arrays": [
-            {"path": json_path(p), "kept": kept, "total": total}
-            for p, kept, total in trimmer.arrays
-        ],
-        "strings": [{"path": json_path(p), "kept": k, "total": t} for p, k, t in trimmer.strings],
-        "properties": [
-            {"path": json_path(p), "kept": k, "total": t} for p, k, t in trimmer.objects
-        ],
+    cuts = {
+        kind: [{"path": json_path(p), "kept": kept, "total": total} for p, kept, total in entries]
+        for kind, entries in (
+            ("arrays", trimmer.arrays),
+            ("strings", trimmer.strings),
+            ("properties", trimmer.objects),
+        )
     }
     original = None if cut else len(text)
     return _result(trimmed, shown, fit, cut, original, cuts)

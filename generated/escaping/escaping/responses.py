@@ -1,6 +1,8 @@
-"""How one HTTP answer becomes one MCP tool result (pure: no I/O). When a tool's output schema
-cannot be met (the API broke its own schema, a text or empty body, a cut response), the result is
-an isError one that says the call DID succeed: MCP clients reject a non-conforming success."""
+"""How one HTTP answer becomes one MCP tool result (pure: no I/O). A result too long for the model
+is trimmed (trimming.py; a JSON body cut at the byte cap is read up to the cut, json_prefix.py) and
+stays a success. When a tool's output schema cannot be met (the API broke its own schema, a text or
+empty body, a cut body whose start misses it), the result is an isError one that says the call DID
+succeed: MCP clients reject a non-conforming success."""
 
 from __future__ import annotations
 
