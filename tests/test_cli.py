@@ -120,6 +120,7 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_TIMEOUT",
         f"{prefix}_HEADERS",
         f"{prefix}_MAX_RESPONSE_BYTES",
+        f"{prefix}_MAX_RESULT_CHARS",
         f"{prefix}_CA_BUNDLE",
         f"{prefix}_CLIENT_CERT",
         f"{prefix}_CLIENT_KEY",

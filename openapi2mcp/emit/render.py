@@ -140,6 +140,11 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_MAX_RESPONSE_BYTES",
             "Largest response body passed back to the client (default 1000000)",
         ),
+        Variable(
+            f"{prefix}_MAX_RESULT_CHARS",
+            "Longest result for the model, in characters (default 100000): longer JSON is trimmed"
+            " (arrays from the end, long strings cut), text cut, with a note on how to page",
+        ),
         Variable(f"{prefix}_CA_BUNDLE", "PEM file of the CAs to trust for the API (default: the system's)"),
         Variable(f"{prefix}_CLIENT_CERT", "Mutual TLS: PEM client certificate (and key, unless the next)"),
         Variable(f"{prefix}_CLIENT_KEY", "Mutual TLS: PEM private key (unencrypted) of that certificate"),

@@ -32,6 +32,8 @@ RUNTIME_FILES = (
     "runtime.py",
     "serialize.py",
     "responses.py",
+    "trimming.py",
+    "json_prefix.py",
     "settings.py",
     "hooks_api.py",
     "hooks_runner.py",
@@ -94,7 +96,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 14
+    assert len(python) == 16
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -128,11 +130,11 @@ def test_pyproject_has_exactly_one_console_script_named_after_the_distribution()
     assert "gui-scripts" not in project and "entry-points" not in project
 
 
-def test_pyproject_depends_on_mcp_2_httpx2_jsonschema_and_snowballstemmer_and_not_on_openapi2mcp() -> None:
+def test_pyproject_depends_on_mcp_2_httpx2_jsonschema_snowballstemmer_ijson_and_not_on_openapi2mcp() -> None:
     project = tomllib.loads(petstore().files["pyproject.toml"])["project"]
     names = [re.split(r"[<>=!~;\[ ]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]]
-    assert sorted(names) == ["httpx2", "jsonschema", "mcp", "snowballstemmer"]
-    assert "mcp>=2.3,<3" in project["dependencies"]
+    assert sorted(names) == ["httpx2", "ijson", "jsonschema", "mcp", "snowballstemmer"]
+    assert "mcp>=2.3,<3" in project["dependencies"] and "ijson>=3.2.3,<4" in project["dependencies"]
 
 
 def test_pyproject_packages_the_import_package() -> None:
@@ -202,6 +204,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_TIMEOUT",
         "PETSTORE_HEADERS",
         "PETSTORE_MAX_RESPONSE_BYTES",
+        "PETSTORE_MAX_RESULT_CHARS",
         "PETSTORE_CA_BUNDLE",
         "PETSTORE_CLIENT_CERT",
         "PETSTORE_CLIENT_KEY",
@@ -238,6 +241,7 @@ ALL_SCHEME_VARIABLES = [
     "T_TIMEOUT",
     "T_HEADERS",
     "T_MAX_RESPONSE_BYTES",
+    "T_MAX_RESULT_CHARS",
     "T_CA_BUNDLE",
     "T_CLIENT_CERT",
     "T_CLIENT_KEY",

@@ -791,7 +791,7 @@ def test_tools_list_is_built_once_and_equals_the_wire_tools(tmp_path: Any) -> No
     assert tools.input_schema("nope") is None
 
 
-def test_start_up_imports_neither_httpx_nor_jsonschema_and_runs_as_top_level_modules(tmp_path: Any) -> None:
+def test_start_up_imports_no_httpx_jsonschema_or_ijson_and_runs_as_top_level_modules(tmp_path: Any) -> None:
     (tmp_path / "tool_data.json").write_text(json.dumps(DATA))
     script = f"""
 import sys
@@ -800,7 +800,7 @@ import runtime
 settings = runtime.Settings.from_env({{}}, prefix="T", base_url="http://h")
 tools = runtime.ToolRuntime.load({str(tmp_path / "tool_data.json")!r}, settings)
 tools.list_tools_result()
-print(sorted(m for m in ("httpx", "jsonschema") if m in sys.modules))
+print(sorted(m for m in ("httpx", "jsonschema", "ijson") if m in sys.modules))
 """
     out = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True

@@ -339,20 +339,35 @@ async def test_a_large_text_response_is_cut_and_says_how_much_was_left_out(
     upstream.reply(body="é" * 3000, content_type="text/plain; charset=utf-8")  # 6,000 bytes
     result = await call(make_runtime(DATA, {"T_MAX_RESPONSE_BYTES": "1000"}), "getAny", {})
     assert not result.is_error
-    text = text_of(result)
-    assert text.startswith("é" * 500)
-    assert "[Response cut: 5,000 bytes were left out (T_MAX_RESPONSE_BYTES=1000)." in text
+    assert [block.text for block in result.content] == [
+        "é" * 500,
+        "[The API answered successfully, but its response was too long: 5,000 bytes were left out"
+        " (T_MAX_RESPONSE_BYTES=1000); shown is what was read before the cut. This operation has no"
+        " paging arguments: narrow the request to get the rest. The call succeeded: repeating it"
+        " unchanged gives the same.]",
+    ]
 
 
-async def test_large_json_is_cut_to_text_and_flagged_when_a_schema_needs_structure(
+async def test_large_json_is_read_up_to_the_cut_and_flagged_only_when_it_misses_the_schema(
     make_runtime: Make, upstream: Upstream
 ) -> None:
+    """Issue 15: a cut JSON body is the valid value read before the cut (here the object without
+    its cut "name"), a success when that meets the output schema; else an error saying why."""
     upstream.reply(body=json.dumps({"id": 1, "name": "x" * 5000}))
     tools = make_runtime(DATA, {"T_MAX_RESPONSE_BYTES": "100"})
     plain = await call(tools, "getAny", {})
-    assert not plain.is_error and plain.structured_content is None
-    assert "bytes were left out" in text_of(plain)
-    _assert_error(await call(tools, "getPet", {}), "succeeded", "the response was cut", "bytes were left out")
+    assert not plain.is_error and plain.structured_content == {"id": 1}
+    assert "4,921 bytes were left out" in text_of(plain)  # 5,021 bytes, 100 read
+    pet = await call(tools, "getPet", {})
+    assert not pet.is_error and pet.structured_content == {"id": 1}
+    upstream.reply(body=json.dumps({"name": "x" * 5000, "id": 1}))
+    _assert_error(
+        await call(tools, "getPet", {}),
+        "succeeded",
+        "the part of it read before the cut does not match the tool's output schema",
+        "'id' is a required property",
+        "bytes were left out",
+    )
 
 
 async def test_a_large_image_is_left_out_with_a_note(make_runtime: Make, upstream: Upstream) -> None:

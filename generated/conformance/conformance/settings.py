@@ -41,6 +41,7 @@ class Settings:
     prefix: str = "API"
     timeout: float = 30.0
     max_response_bytes: int = 1_000_000
+    max_result_chars: int = 100_000  # JSON or text characters of a result (trimming.py)
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
@@ -75,11 +76,13 @@ class Settings:
 
         url = _check_base_url(base_url or get("BASE_URL") or default_base_url, prefix)
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
+        chars = _number(get("MAX_RESULT_CHARS"), f"{prefix}_MAX_RESULT_CHARS", int, "characters")
         return cls(
             base_url=url,
             prefix=prefix,
             timeout=_number(get("TIMEOUT"), f"{prefix}_TIMEOUT", float) or cls.timeout,
             max_response_bytes=int(cap or cls.max_response_bytes),
+            max_result_chars=int(chars or cls.max_result_chars),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
             env=env,
             redirected=url != (default_base_url or "").rstrip("/"),
@@ -162,7 +165,7 @@ class Discovery:
                 "--dynamic-toolsets lists the enabled toolsets' tools: it cannot be combined with"
                 " --mode dynamic (which lists only search_tools, describe_tools and call_tool)"
             )
-        tokens = _number(get("MAX_LIST_TOKENS"), f"{prefix}_MAX_LIST_TOKENS", int)
+        tokens = _number(get("MAX_LIST_TOKENS"), f"{prefix}_MAX_LIST_TOKENS", int, "tokens")
         return cls(mode, int(tokens or cls.max_list_tokens), on_demand)
 
 
@@ -185,7 +188,9 @@ def _check_base_url(url: str | None, prefix: str) -> str:
     return url.rstrip("/")
 
 
-def _number(raw: str | None, name: str, kind: type[float] | type[int]) -> float | None:
+def _number(
+    raw: str | None, name: str, kind: type[float] | type[int], what: str = "bytes"
+) -> float | None:
     if raw is None:
         return None
     try:
@@ -193,7 +198,7 @@ def _number(raw: str | None, name: str, kind: type[float] | type[int]) -> float 
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        unit = "a whole number" if kind is int else "a number of seconds"
+        unit = f"a whole number of {what}" if kind is int else "a number of seconds"
         raise ConfigError(f"{name} must be {unit} greater than 0, got {raw!r}")
     return value
 

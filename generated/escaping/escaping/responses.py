@@ -1,6 +1,8 @@
-"""How one HTTP answer becomes one MCP tool result (pure: no I/O). When a tool's output schema
-cannot be met (the API broke its own schema, a text or empty body, a cut response), the result is
-an isError one that says the call DID succeed: MCP clients reject a non-conforming success."""
+"""How one HTTP answer becomes one MCP tool result (pure: no I/O). A result too long for the model
+is trimmed (trimming.py; a JSON body cut at the byte cap is read up to the cut, json_prefix.py) and
+stays a success. When a tool's output schema cannot be met (the API broke its own schema, a text or
+empty body, a cut body whose start misses it), the result is an isError one that says the call DID
+succeed: MCP clients reject a non-conforming success."""
 
 from __future__ import annotations
 
@@ -15,9 +17,16 @@ from urllib.parse import quote
 import mcp.types as types
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import json_prefix  # type: ignore[import-not-found,unused-ignore]
+    import trimming as trim  # type: ignore[import-not-found,unused-ignore]
     from serialize import to_json  # type: ignore[import-not-found,unused-ignore]
 else:
+    from . import json_prefix
+    from . import trimming as trim
     from .serialize import to_json
+
+Fit = trim.Fit  # how results are fitted to PREFIX_MAX_RESULT_CHARS (runtime.py makes one per call)
+json_path = trim.json_path
 
 Check = Callable[[Any], str | None]  # why a value does not meet the output schema, or None
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
@@ -76,9 +85,16 @@ def error_result(text: str) -> types.CallToolResult:
 
 
 def tool_result(
-    answer: Upstream, server: str, tool: str, wrapped: bool, check: Check | None, cut_hint: str
+    answer: Upstream,
+    server: str,
+    tool: str,
+    wrapped: bool,
+    check: Check | None,
+    cut_hint: str,
+    fit: trim.Fit | None = None,
 ) -> types.CallToolResult:
-    """The result for `answer`; `check` says why a value misses the output schema (None: none)."""
+    """The result for `answer`; `check` says why a value misses the output schema (None: none);
+    `fit` trims what is too long for the model (trimming.py)."""
     if answer.status >= 400:
         return error_result(status_text(answer))
     status = f"HTTP {answer.status} {answer.reason}".strip()
@@ -97,7 +113,32 @@ def tool_result(
                 + answer.text()[:500]
             )
         structured = {"result": value} if wrapped or not isinstance(value, dict) else value
-        return _success(answer, to_json(structured), structured, "", check)
+        text = to_json(structured)
+        if fit and (trimmed := trim.trim_json(structured, text, fit)):
+            return _success(answer, trimmed.text, trimmed.value, "", check, trimmed)
+        return _success(answer, text, structured, "", check)
+    body_cut = (
+        trim.BodyCut(answer.omitted, answer.omitted_at_least, cut_hint) if answer.omitted else None
+    )
+    if (
+        fit
+        and kind == "json"
+        and body_cut
+        and (read := json_prefix.read_prefix(answer.body, fit.limit))
+    ):
+        value, unread = read
+        if wrapped or not isinstance(value, dict):
+            value, unread = {"result": value}, [("result", *path) for path in unread]
+        trimmed = trim.trim_json(value, to_json(value), fit, body_cut, unread)
+        assert trimmed is not None  # a cut body always has its note
+        return _success(answer, trimmed.text, trimmed.value, "", check, trimmed)
+    if fit and kind in ("json", "text"):  # text, or a cut JSON body whose start is not a value
+        text = answer.text()
+        if not (trimmed := trim.trim_text(text, fit, body_cut)):
+            return _success(answer, text, {"result": text}, f"it is {answer.mime}", check)
+        why = "the response was cut" if body_cut else f"it is {answer.mime}"
+        wrapper = None if kind == "json" else {"result": trimmed.value}
+        return _success(answer, trimmed.text, wrapper, why, check, trimmed)
     cut = (
         f"\n[Response cut: {answer.omitted:,}{' or more' if answer.omitted_at_least else ''} bytes"
         f" were left out ({cut_hint}). Narrow the request (filters, paging) to get the rest.]"
@@ -126,22 +167,40 @@ def tool_result(
 
 
 def _success(
-    answer: Upstream, shown: str | types.ContentBlock, data: Any, not_json: str, check: Check | None
+    answer: Upstream,
+    shown: str | types.ContentBlock,
+    data: Any,
+    not_json: str,
+    check: Check | None,
+    trimmed: trim.Trimmed | None = None,
 ) -> types.CallToolResult:
-    """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema)."""
+    """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema);
+    a `trimmed` result has its note as a second block and its `_meta`."""
     block = types.TextContent(text=shown) if isinstance(shown, str) else shown
+    blocks: list[types.ContentBlock] = [block]
+    meta = trimmed.meta if trimmed else None
+    if trimmed:
+        blocks.append(types.TextContent(text=trimmed.note))
     if check is None:
-        return types.CallToolResult(content=[block], structured_content=None if not_json else data)
+        structured = None if not_json else data
+        return types.CallToolResult(content=blocks, structured_content=structured, _meta=meta)
     problem = check(data) if data is not None else not_json
     if problem is None:
-        return types.CallToolResult(content=[block], structured_content=data)
-    why = not_json or f"its data does not match the tool's output schema ({problem})"
+        return types.CallToolResult(content=blocks, structured_content=data, _meta=meta)
+    part = "the part of it read before the cut" if trimmed and _was_cut(trimmed) else "its data"
+    why = not_json or f"{part} does not match the tool's output schema ({problem})"
     note = (
         f"Note: the API call succeeded (HTTP {answer.status} {answer.reason}), but {why}; the result"
         " is given as plain content below and flagged as an error only because this tool declares an"
         " output schema. Do not repeat the call because of this note."
     )
-    return types.CallToolResult(content=[types.TextContent(text=note), block], is_error=True)
+    return types.CallToolResult(
+        content=[types.TextContent(text=note), *blocks], is_error=True, _meta=meta
+    )
+
+
+def _was_cut(trimmed: trim.Trimmed) -> bool:
+    return "responseCut" in trimmed.meta[trim.META_KEY]
 
 
 def status_text(answer: Upstream) -> str:
@@ -169,14 +228,6 @@ def _no_constant(name: str) -> Any:
 
 def short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
-
-
-def json_path(parts: Sequence[Any]) -> str:
-    """`$.filter.status`, `$.tags[0]`, `$['odd name']`."""
-    return "$" + "".join(
-        f"[{p}]" if isinstance(p, int) else f".{p}" if re.fullmatch(r"\w+", p) else f"[{p!r}]"
-        for p in parts
-    )
 
 
 def first_problem(errors: Sequence[Any]) -> str | None:

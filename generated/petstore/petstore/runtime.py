@@ -348,7 +348,8 @@ class ToolRuntime:
             answer = replace(answer, body=clean.encode("latin-1"))
         check = partial(self._output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
-        return res.tool_result(answer, self.name, name, route.wrapped, check, hint)
+        fit = res.Fit.of(self.settings, route, self._by_name[name].get("outputSchema"))
+        return res.tool_result(answer, self.name, name, route.wrapped, check, hint, fit)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
         return res.first_problem(self._errors(name, "out", value))
