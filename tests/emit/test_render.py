@@ -33,6 +33,7 @@ RUNTIME_FILES = (
     "serialize.py",
     "responses.py",
     "trimming.py",
+    "trim_values.py",
     "json_prefix.py",
     "settings.py",
     "hooks_api.py",
@@ -96,7 +97,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 16
+    assert len(python) == 17
     for path, text in python.items():
         compile(text, path, "exec")
 
