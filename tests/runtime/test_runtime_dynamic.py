@@ -246,3 +246,14 @@ async def test_enable_toolsets_needs_a_session(make: Make) -> None:
     assert refused.is_error and refused.content[0].text.startswith("This connection has no session")
     enabled = await call(tools, "enable_toolsets", {"toolsets": ["pets", "nope"]})
     assert enabled.is_error and enabled.content[0].text == "Unknown toolset(s): nope. Toolsets: pets, store"
+
+
+async def test_dynamic_toolsets_check_the_toolsets_named_at_start_up(make: Make) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        make(T_DYNAMIC_TOOLSETS="true", T_TOOLSETS="pets,nope")
+    assert (
+        str(raised.value)
+        == "unknown toolset(s) in T_TOOLSETS: nope. Valid toolsets: all, default, pets, store"
+    )
+    every = make(T_DYNAMIC_TOOLSETS="true", T_TOOLSETS="all")
+    assert listed(every) == ["listPets", "createPet", "getStore", "list_toolsets", "enable_toolsets"]
