@@ -74,10 +74,11 @@ class ToolRuntime:
         toolsets: Mapping[str, Any] = data.get("toolsets") or {}
         narrowing, self.discovery = settings.narrowing, settings.discovery
         self._first_toolsets: frozenset[str] = frozenset()
+        chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         if self.discovery.dynamic_toolsets:  # the toolsets chosen are the ones enabled first
             self._first_toolsets = self._named(toolsets, narrowing.toolsets)
             narrowing = replace(narrowing, toolsets=("all",))
-        chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
+            chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
         self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
         self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hook_tools)
@@ -159,7 +160,8 @@ class ToolRuntime:
 
     def _enabled_for(self, ctx: Any, view: views.View) -> frozenset[str]:
         first = self._first_toolsets.intersection(self.catalog.toolsets_in(view.names))
-        return self._enabled.get(self._session(ctx) or "", first) | first
+        session = self._session(ctx)
+        return first if session is None else self._enabled.get(session, first) | first
 
     def list_key(self, ctx: Any) -> tuple[views.View, frozenset[str] | None]:
         """What a tools/list answer depends on (wiring.py keeps each answer)."""
