@@ -16,7 +16,7 @@ def _groups(text: str) -> tuple[tuple[str, ...], ...]:
 
 # What operations do (a name holding one of these says what it does), one group a line.
 ACTIONS = _groups("""
-create add new make open post insert register generate
+create add new make open post insert register generate instantiate
 delete remove destroy erase drop discard kill kick purge clear flush
 update edit change modify set patch replace close rename alter mark
 get show read retrieve fetch view look lookup detail info describe
@@ -69,11 +69,11 @@ recent latest history
 online presence away available
 maintenance downtime window
 storage volume disk
-schedule cron recurring periodic
+schedule cron recurring periodic nightly daily hourly weekly
 email mail
 domain hostname host site website zone subdomain dns
 dns nameserver record
-webhook callback hook listener
+webhook callback hook listener endpoint
 server instance machine vm node host compute
 balancer balance spread distribute pool origin backend upstream
 traffic request load bandwidth
@@ -93,6 +93,8 @@ error failure crash exception
 customer client buyer shopper
 subscription plan membership
 escalate page responder escalation
+command exec shell terminal console
+override cover substitute
 """)
 
 # Multi-word phrases read as the words they mean (question words included), before analysis.
@@ -107,7 +109,8 @@ PHRASES: dict[str, str] = {
     "sign up": "register",
     "sign in": "login",
     "log in": "login",
-    "logged in": "authenticated",
+    "logged in": "current",
+    "right now": "current",
     "sign out": "logout",
     "log out": "logout",
     "set up": "create configure",
