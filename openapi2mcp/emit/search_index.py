@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from openapi2mcp.model import ApiModel, JSONSchema, Tool
+from openapi2mcp.tools.outputs import WRAP_KEY
 
 SEARCH_INDEX_FILE = "search_index.json"
 _PACKAGE = "openapi2mcp_runtime_templates"
@@ -37,12 +38,16 @@ def runtime_search(package_templates: Path) -> ModuleType:
 def search_index_text(model: ApiModel, package_templates: Path) -> str:
     """The text of `search_index.json`: the same bytes for the same model, whatever the run."""
     search = runtime_search(package_templates)
+    return str(search.index_text(search.build_index(documents(model, search))))
+
+
+def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, dict[str, str]]]:
+    """The documents of the index (`search.build_index`): per tool its name, toolset and fields."""
     about = {toolset.name: toolset.description for toolset in model.toolsets}
-    documents = [
+    return [
         (tool.name, tool.toolset, tool_fields(tool, search, about.get(tool.toolset, "")))
         for tool in model.tools
     ]
-    return str(search.index_text(search.build_index(documents)))
 
 
 def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -> dict[str, str]:
@@ -64,44 +69,60 @@ def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -
         "description": _FOOTER.sub("", tool.description),
         "about": toolset_description,
         "schema": " ".join(schema_words(tool.input_schema, names=False)),
-        "output": " ".join(schema_words(tool.output_schema or {}, descriptions=False)),
+        "output": " ".join(schema_words(_result_schema(tool), descriptions=False)),
     }
+
+
+def _result_schema(tool: Tool) -> JSONSchema:
+    """The output schema, without the `{"result": ...}` object a non-object result is wrapped in."""
+    schema = tool.output_schema or {}
+    if not tool.output_wrapped:
+        return schema
+    wrapped = schema.get("properties", {}).get(WRAP_KEY, {})
+    return {key: value for key, value in schema.items() if key != "properties"} | wrapped
 
 
 def schema_words(
     schema: JSONSchema, *, names: bool = True, descriptions: bool = True, depth: int = SCHEMA_DEPTH
 ) -> list[str]:
-    """The words a JSON schema says about its data, in document order: nested property names (when
-    `names`), descriptions (when `descriptions`) and string enum values, down to `depth` levels of
-    properties, each string once; local `$ref`s (`#/$defs/...`) followed once each."""
-    found: list[str] = []
+    """The words a JSON schema says about its data, shallowest first: property names (when `names`),
+    descriptions (when `descriptions`) and string enum values, down to `depth` levels of properties,
+    each string once; local `$ref`s (`#/$defs/...`) followed once each."""
+    found: dict[str, None] = {}
     seen: set[str] = set()
+    level: list[Any] = [schema]
+    for deeper in range(depth, -1, -1):  # how many levels of properties are left below this one
+        below: list[Any] = []
+        for node in _branches(level, schema, seen):
+            if descriptions and isinstance(node.get("description"), str):
+                found[node["description"]] = None
+            found.update((value, None) for value in node.get("enum") or () if isinstance(value, str))
+            properties = node.get("properties")
+            if isinstance(properties, dict) and deeper:
+                found.update((str(name), None) for name in properties if names)
+                below.extend(properties.values())
+        level = below
+    return list(found)
 
-    def visit(node: Any, level: int) -> None:
+
+def _branches(nodes: list[Any], document: JSONSchema, seen: set[str]) -> list[dict[str, Any]]:
+    """The schema objects of `nodes` with what they hold at the same level: `$ref` targets (each once),
+    `items`, `additionalProperties` and the branches of `anyOf`/`oneOf`/`allOf`."""
+    found: list[dict[str, Any]] = []
+    pending = list(nodes)
+    while pending:
+        node = pending.pop(0)
         if not isinstance(node, dict):
-            return
+            continue
+        found.append(node)
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
             seen.add(ref)
-            visit(_pointer(schema, ref), level)
-        description = node.get("description")
-        if descriptions and isinstance(description, str):
-            found.append(description)
-        found.extend(value for value in node.get("enum") or () if isinstance(value, str))
-        for key in ("items", "additionalProperties"):
-            visit(node.get(key), level)
+            pending.append(_pointer(document, ref))
+        pending += [node.get("items"), node.get("additionalProperties")]
         for key in ("anyOf", "oneOf", "allOf"):
-            for branch in node.get(key) or ():
-                visit(branch, level)
-        properties = node.get("properties")
-        if isinstance(properties, dict) and level < depth:
-            for name, value in properties.items():
-                if names:
-                    found.append(str(name))
-                visit(value, level + 1)
-
-    visit(schema, 0)
-    return list(dict.fromkeys(found))
+            pending += node.get(key) or []
+    return found
 
 
 def _pointer(document: JSONSchema, ref: str) -> Any:
