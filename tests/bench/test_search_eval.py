@@ -3,8 +3,8 @@ and one without summaries, every expected tool generated) and the ranking keeps 
 
 The floors are what the ranking reaches today less a task or two, on the dev set and on the held-out
 set (`benchmarks/search_eval/heldout/`, other specs, never used to tune), so a change that loses recall
-fails here; issue 15's targets (recall@5 >= 90 %, recall@1 >= 60 %) are higher, and not met (see
-benchmarks/README.md)."""
+fails here; issue 15's targets (recall@5 >= 90 %, recall@1 >= 60 %): on the dev set recall@1 is met,
+recall@5 not quite; the held-out set is far below both (see benchmarks/README.md)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,10 @@ from benchmarks.search_eval import (
 
 pytestmark = pytest.mark.skipif(not CORPUS_SPECS.is_dir(), reason=CORPUS_MISSING)
 
-RECALL_AT_1_FLOOR = 0.56
-RECALL_AT_5_FLOOR = 0.78
-HELDOUT_AT_1_FLOOR = 0.20
-HELDOUT_AT_5_FLOOR = 0.46
+RECALL_AT_1_FLOOR = 0.59  # reached: 61 % (78 of 128)
+RECALL_AT_5_FLOOR = 0.87  # reached: 89 % (114 of 128)
+HELDOUT_AT_1_FLOOR = 0.32  # reached: 34 % (27 of 79)
+HELDOUT_AT_5_FLOOR = 0.60  # reached: 62 % (49 of 79)
 SEARCH_MS_CEILING = 5.0
 
 
