@@ -92,6 +92,16 @@ metric cpu memory utilization performance monitor monitoring
 error failure crash exception
 customer client buyer shopper
 subscription plan membership
+order purchase buy checkout cart
+product catalog sku merchandise goods
+shipment shipping parcel fulfillment fulfilment
+inventory stock quantity
+calendar meeting appointment booking reservation
+login signin session authenticate
+logout signout
+translate translation language locale
+quota limit throttle
+environment env staging production
 escalate page responder escalation
 command exec shell terminal console
 override cover substitute
