@@ -78,7 +78,7 @@ def _result_schema(tool: Tool) -> JSONSchema:
     schema = tool.output_schema or {}
     if not tool.output_wrapped:
         return schema
-    wrapped = schema.get("properties", {}).get(WRAP_KEY, {})
+    wrapped: JSONSchema = schema.get("properties", {}).get(WRAP_KEY, {})
     return {key: value for key, value in schema.items() if key != "properties"} | wrapped
 
 
