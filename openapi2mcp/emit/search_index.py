@@ -6,42 +6,53 @@ loaded here by path: generation and the server read words the same way because i
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import re
 import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
-from openapi2mcp.model import ApiModel, Tool
+from openapi2mcp.model import ApiModel, JSONSchema, Tool
+from openapi2mcp.tools.outputs import WRAP_KEY
 
 SEARCH_INDEX_FILE = "search_index.json"
-_MODULE = "openapi2mcp_runtime_search"
+_PACKAGE = "openapi2mcp_runtime_templates"
+SCHEMA_DEPTH = 3  # levels of nested properties whose words are indexed
 _FOOTER = re.compile(r"(?:^|\n\n)HTTP: [A-Z]+ \S*(?:\n.*)?\Z", re.DOTALL)
 
 
 @cache
 def runtime_search(package_templates: Path) -> ModuleType:
-    """`search.py` of the package templates (`templates/package/`), imported once under a private name."""
-    path = package_templates / "search.py"
-    spec = importlib.util.spec_from_file_location(_MODULE, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[_MODULE] = module
-    spec.loader.exec_module(module)
-    return module
+    """`search.py` of the package templates (`templates/package/`), imported once as a submodule of a
+    private package over that folder, so its relative import of `search_words.py` works (the
+    package's `__init__` is a template: not run)."""
+    if _PACKAGE not in sys.modules:
+        package = ModuleType(_PACKAGE)
+        package.__path__ = [str(package_templates)]
+        sys.modules[_PACKAGE] = package
+    return importlib.import_module(f"{_PACKAGE}.search")
 
 
 def search_index_text(model: ApiModel, package_templates: Path) -> str:
     """The text of `search_index.json`: the same bytes for the same model, whatever the run."""
     search = runtime_search(package_templates)
-    documents = [(tool.name, tool.toolset, tool_fields(tool, search)) for tool in model.tools]
-    return str(search.index_text(search.build_index(documents)))
+    return str(search.index_text(search.build_index(documents(model, search))))
 
 
-def tool_fields(tool: Tool, search: ModuleType) -> dict[str, str]:
-    """The searchable text of a tool, by index field (search.FIELDS)."""
+def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, dict[str, str]]]:
+    """The documents of the index (`search.build_index`): per tool its name, toolset and fields."""
+    about = {toolset.name: toolset.description for toolset in model.toolsets}
+    return [
+        (tool.name, tool.toolset, tool_fields(tool, search, about.get(tool.toolset, "")))
+        for tool in model.tools
+    ]
+
+
+def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -> dict[str, str]:
+    """The searchable text of a tool, by index field (search.FIELDS); `toolset_description` is the
+    description of the spec's tag the tool's toolset is named after."""
     names = [tool.name] + (
         [tool.operation_id] if tool.operation_id and tool.operation_id != tool.name else []
     )
@@ -56,7 +67,69 @@ def tool_fields(tool: Tool, search: ModuleType) -> dict[str, str]:
         "verb": "" if _says_what_it_does(search, names) else method_verb(tool.method, tool.path),
         "params": " ".join(arguments),
         "description": _FOOTER.sub("", tool.description),
+        "about": toolset_description,
+        "schema": " ".join(schema_words(tool.input_schema, names=False)),
+        "output": " ".join(schema_words(_result_schema(tool), descriptions=False)),
     }
+
+
+def _result_schema(tool: Tool) -> JSONSchema:
+    """The output schema, without the `{"result": ...}` object a non-object result is wrapped in."""
+    schema = tool.output_schema or {}
+    if not tool.output_wrapped:
+        return schema
+    wrapped: JSONSchema = schema.get("properties", {}).get(WRAP_KEY, {})
+    return {key: value for key, value in schema.items() if key != "properties"} | wrapped
+
+
+def schema_words(
+    schema: JSONSchema, *, names: bool = True, descriptions: bool = True, depth: int = SCHEMA_DEPTH
+) -> list[str]:
+    """The words a JSON schema says about its data, shallowest first: property names (when `names`),
+    descriptions (when `descriptions`) and string enum values, down to `depth` levels of properties,
+    each string once; local `$ref`s (`#/$defs/...`) followed once each."""
+    found: dict[str, None] = {}
+    seen: set[str] = set()
+    level: list[Any] = [schema]
+    for deeper in range(depth, -1, -1):  # how many levels of properties are left below this one
+        below: list[Any] = []
+        for node in _branches(level, schema, seen):
+            if descriptions and isinstance(node.get("description"), str):
+                found[node["description"]] = None
+            found.update((value, None) for value in node.get("enum") or () if isinstance(value, str))
+            properties = node.get("properties")
+            if isinstance(properties, dict) and deeper:
+                found.update((str(name), None) for name in properties if names)
+                below.extend(properties.values())
+        level = below
+    return list(found)
+
+
+def _branches(nodes: list[Any], document: JSONSchema, seen: set[str]) -> list[dict[str, Any]]:
+    """The schema objects of `nodes` with what they hold at the same level: `$ref` targets (each once),
+    `items`, `additionalProperties` and the branches of `anyOf`/`oneOf`/`allOf`."""
+    found: list[dict[str, Any]] = []
+    pending = list(nodes)
+    while pending:
+        node = pending.pop(0)
+        if not isinstance(node, dict):
+            continue
+        found.append(node)
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
+            seen.add(ref)
+            pending.append(_pointer(document, ref))
+        pending += [node.get("items"), node.get("additionalProperties")]
+        for key in ("anyOf", "oneOf", "allOf"):
+            pending += node.get(key) or []
+    return found
+
+
+def _pointer(document: JSONSchema, ref: str) -> Any:
+    node: Any = document
+    for part in ref[2:].split("/"):
+        node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, dict) else None
+    return node
 
 
 def _says_what_it_does(search: ModuleType, names: list[str]) -> bool:

@@ -1,27 +1,54 @@
 """benchmarks/search_eval: the evaluation set is well formed (enough tasks and specs, a large spec
 and one without summaries, every expected tool generated) and the ranking keeps its recall.
 
-The floors are what the ranking reaches today less a task or two, so a change that loses recall
-fails here; issue 15's targets (recall@5 >= 90 %, recall@1 >= 60 %) are higher, and not met (see
-benchmarks/README.md)."""
+The floors are what the ranking reaches today less a task or two, on the dev set and on the held-out
+set (`benchmarks/search_eval/heldout/`, other specs, never used to tune), so a change that loses recall
+fails here; issue 15's targets (recall@5 >= 90 %, recall@1 >= 60 %): on the dev set recall@1 is met,
+recall@5 not quite; the held-out set is far below both (see benchmarks/README.md)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from corpus_specs import CORPUS_MISSING, CORPUS_SPECS
 
-from benchmarks.search_eval import GeneratedSpec, evaluate, generate_all, load_task_files, median_search_ms
+from benchmarks.search_eval import (
+    HELDOUT_DIR,
+    TASKS_DIR,
+    GeneratedSpec,
+    evaluate,
+    generate_all,
+    load_task_files,
+    median_search_ms,
+)
 
 pytestmark = pytest.mark.skipif(not CORPUS_SPECS.is_dir(), reason=CORPUS_MISSING)
 
-RECALL_AT_1_FLOOR = 0.56
-RECALL_AT_5_FLOOR = 0.78
+RECALL_AT_1_FLOOR = 0.59  # reached: 61 % (78 of 128)
+RECALL_AT_5_FLOOR = 0.87  # reached: 89 % (114 of 128)
+HELDOUT_AT_1_FLOOR = 0.32  # reached: 34 % (27 of 79)
+HELDOUT_AT_5_FLOOR = 0.60  # reached: 62 % (49 of 79)
 SEARCH_MS_CEILING = 5.0
 
 
 @pytest.fixture(scope="module")
 def specs() -> list[GeneratedSpec]:
     return generate_all(CORPUS_SPECS)
+
+
+@pytest.fixture(scope="module")
+def heldout() -> list[GeneratedSpec]:
+    return generate_all(CORPUS_SPECS, HELDOUT_DIR)
+
+
+def test_the_held_out_set_has_60_tasks_over_3_other_specs_one_without_summaries(
+    specs: list[GeneratedSpec], heldout: list[GeneratedSpec]
+) -> None:
+    assert sum(len(spec.tasks.tasks) for spec in heldout) >= 60
+    assert len(heldout) >= 3
+    assert not {spec.tasks.spec for spec in heldout} & {spec.tasks.spec for spec in specs}
+    assert any(spec.summaries == 0 for spec in heldout)
 
 
 def test_the_set_has_100_tasks_over_5_specs_a_large_one_and_one_without_summaries(
@@ -33,29 +60,48 @@ def test_the_set_has_100_tasks_over_5_specs_a_large_one_and_one_without_summarie
     assert any(spec.summaries == 0 for spec in specs)
 
 
-def test_every_task_has_a_query_and_expects_only_generated_tools(specs: list[GeneratedSpec]) -> None:
+def test_every_task_has_a_query_and_expects_only_generated_tools(
+    specs: list[GeneratedSpec], heldout: list[GeneratedSpec]
+) -> None:
     unknown = [
         (spec.tasks.name, task.query, name)
-        for spec in specs
+        for spec in specs + heldout
         for task in spec.tasks.tasks
         for name in task.expected
         if name not in spec.names
     ]
     assert unknown == []
-    assert all(task.query.strip() and task.expected for spec in specs for task in spec.tasks.tasks)
+    assert all(
+        task.query.strip() and task.expected for spec in specs + heldout for task in spec.tasks.tasks
+    )
 
 
-def test_no_query_is_asked_twice_of_a_spec() -> None:
-    for spec_tasks in load_task_files():
+@pytest.mark.parametrize("directory", [TASKS_DIR, HELDOUT_DIR], ids=["dev", "held-out"])
+def test_no_query_is_asked_twice_of_a_spec(directory: Path) -> None:
+    for spec_tasks in load_task_files(directory):
         queries = [task.query.lower() for task in spec_tasks.tasks]
         assert len(queries) == len(set(queries)), spec_tasks.name
 
 
-def test_recall_stays_above_its_floors(specs: list[GeneratedSpec]) -> None:
+def recall(specs: list[GeneratedSpec]) -> tuple[float, float]:
     results = [evaluate(spec) for spec in specs]
     tasks = sum(result.tasks for result in results)
-    assert sum(result.hits_at_1 for result in results) / tasks >= RECALL_AT_1_FLOOR
-    assert sum(result.hits_at_5 for result in results) / tasks >= RECALL_AT_5_FLOOR
+    return (
+        sum(result.hits_at_1 for result in results) / tasks,
+        sum(result.hits_at_5 for result in results) / tasks,
+    )
+
+
+def test_recall_stays_above_its_floors(specs: list[GeneratedSpec]) -> None:
+    at_1, at_5 = recall(specs)
+    assert at_1 >= RECALL_AT_1_FLOOR
+    assert at_5 >= RECALL_AT_5_FLOOR
+
+
+def test_held_out_recall_stays_above_its_floors(heldout: list[GeneratedSpec]) -> None:
+    at_1, at_5 = recall(heldout)
+    assert at_1 >= HELDOUT_AT_1_FLOOR
+    assert at_5 >= HELDOUT_AT_5_FLOOR
 
 
 def test_a_search_on_the_largest_spec_takes_under_5_ms(specs: list[GeneratedSpec]) -> None:

@@ -12,7 +12,14 @@ import pytest
 import yaml
 
 from openapi2mcp.emit.render import templates_dir
-from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, method_verb, runtime_search, tool_fields
+from openapi2mcp.emit.search_index import (
+    SEARCH_INDEX_FILE,
+    documents,
+    method_verb,
+    runtime_search,
+    schema_words,
+    tool_fields,
+)
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import Generation, generate
 
@@ -32,13 +39,41 @@ def operation(
 
 
 ID = [{"name": "issue_id", "in": "path", "required": True, "schema": {"type": "string"}}]
+SORT = {
+    "name": "sort",
+    "in": "query",
+    "description": "Order of the results.",
+    "schema": {"type": "string", "enum": ["created", "priority"]},
+}
+MEMBERS = {
+    "200": {
+        "description": "ok",
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "array",
+                    "items": {"$ref": "#/components/schemas/Member"},
+                }
+            }
+        },
+    }
+}
 TRACKER: dict[str, Any] = {
     "openapi": "3.0.3",
     "info": {"title": "Tracker", "version": "1"},
     "servers": [{"url": "https://tracker.example.com"}],
+    "tags": [{"name": "people", "description": "Staff and contractors."}],
+    "components": {
+        "schemas": {
+            "Member": {
+                "type": "object",
+                "properties": {"login": {"type": "string"}, "timezone": {"type": "string"}},
+            }
+        }
+    },
     "paths": {
         "/issues": {
-            "get": operation("listIssues", "List issues", ["issues"]),
+            "get": operation("listIssues", "List issues", ["issues"]) | {"parameters": [SORT]},
             "post": operation("createIssue", "Create an issue", ["issues"]),
         },
         "/issues/{issue_id}": {
@@ -51,7 +86,10 @@ TRACKER: dict[str, Any] = {
             "parameters": ID,
             "post": operation("addIssueComment", None, ["comments"]),
         },
-        "/members": {"get": operation("listOrgMembers", "Members of the organization", ["people"])},
+        "/members": {
+            "get": operation("listOrgMembers", "Members of the organization", ["people"])
+            | {"responses": MEMBERS}
+        },
         "/repos/{repo}/stargazers": {
             "parameters": [{"name": "repo", "in": "path", "required": True, "schema": {"type": "string"}}],
             "get": operation("listStargazers", "List stargazers", ["stars"], "Who starred a repository."),
@@ -109,6 +147,19 @@ def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:
     assert {"issu", "incid"} <= set(expanded[1]) and expanded[1]["ticket"] == 1.0
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("How many users are there", "count users are there"),
+        ("Turn off alerts, then turn on", "disable alerts, then enable"),
+        ("who am I logged in as", "me current user current as"),
+        ("lookup turnover", "lookup turnover"),  # whole words only
+    ],
+)
+def test_phrases_are_read_as_the_words_they_mean(query: str, expected: str) -> None:
+    assert search.rephrase(query) == expected
+
+
 def test_the_http_method_says_what_a_tool_does() -> None:
     assert [method_verb(m, p) for m, p in [("GET", "/a"), ("GET", "/a/{id}"), ("POST", "/a")]] == [
         "list",
@@ -138,11 +189,44 @@ def test_a_tools_fields_hold_its_name_summary_tags_path_arguments_and_descriptio
         "verb": "",  # the name says it: "update"
         "params": "issue_id",
         "description": "Update an issue\n\nChange its state or title.",
+        "about": "",
+        "schema": "",
+        "output": "",
     }
+    issues = next(tool for tool in tracker.model.tools if tool.name == "listIssues")
+    assert tool_fields(issues, search)["schema"] == "Order of the results. created priority"
+    members = next(tool for tool in tracker.model.tools if tool.name == "listOrgMembers")
+    assert tool_fields(members, search, "Staff and contractors.")["about"] == "Staff and contractors."
+    assert tool_fields(members, search)["output"] == "login timezone"
     stargazers = next(tool for tool in tracker.model.tools if tool.name == "listStargazers")
     assert tool_fields(stargazers, search)["verb"] == ""
     comment = next(tool for tool in tracker.model.tools if tool.name == "addIssueComment")
     assert tool_fields(comment, search)["description"] == ""  # only the HTTP footer: left out
+
+
+def test_schema_words_are_names_descriptions_and_enum_values_shallowest_first_each_once() -> None:
+    schema = {
+        "type": "object",
+        "description": "A pet.",
+        "properties": {
+            "owner": {"$ref": "#/$defs/Person"},
+            "kind": {"anyOf": [{"enum": ["cat", "dog"]}, {"type": "null"}]},
+            "friends": {"type": "array", "items": {"$ref": "#/$defs/Person"}},
+        },
+        "$defs": {
+            "Person": {
+                "description": "Someone.",
+                "properties": {"address": {"properties": {"city": {"properties": {"zip": {}}}}}},
+            }
+        },
+    }
+    assert schema_words(schema) == [
+        *["A pet.", "owner", "kind", "friends"],  # the top level
+        *["Someone.", "address", "cat", "dog"],  # a level down, Person once (owner's, not friends')
+        "city",  # zip is a fourth level
+    ]
+    assert schema_words(schema, names=False) == ["A pet.", "Someone.", "cat", "dog"]
+    assert schema_words(schema, descriptions=False, depth=1) == ["owner", "kind", "friends", "cat", "dog"]
 
 
 def test_a_name_without_an_action_word_gets_the_methods() -> None:
@@ -172,10 +256,11 @@ def test_the_index_file_is_json_with_one_entry_per_tool_and_sorted_terms(tracker
 
 
 def test_the_index_file_is_the_same_bytes_at_every_generation(tracker: Generation) -> None:
-    documents = [(tool.name, tool.toolset, tool_fields(tool, search)) for tool in tracker.model.tools]
-    again = search.index_text(search.build_index(documents))
+    found = documents(tracker.model, search)
+    assert found[6][2]["about"] == "Staff and contractors."  # listOrgMembers: its tag's description
+    again = search.index_text(search.build_index(found))
     assert again == tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
-    reversed_fields = [(n, t, dict(reversed(list(f.items())))) for n, t, f in documents]
+    reversed_fields = [(n, t, dict(reversed(list(f.items())))) for n, t, f in found]
     assert search.index_text(search.build_index(reversed_fields)) == again
 
 
@@ -202,6 +287,9 @@ def test_a_spec_without_operations_gets_an_empty_index(tmp_path: Path) -> None:
         ("who starred this repo", ["listStargazers"]),  # repo: repository; starred: stargazers' text
         ("people in the org", ["listOrgMembers"]),
         ("comment on an issue", ["addIssueComment"]),  # no summary: the name's parts
+        ("issues ordered by priority", ["listIssues"]),  # a parameter's description and enum value
+        ("contractors", ["listOrgMembers"]),  # the description of the tag
+        ("timezone of the staff", ["listOrgMembers"]),  # a property of the result
     ],
 )
 def test_the_right_tool_comes_first(index: Any, query: str, expected: list[str]) -> None:

@@ -40,6 +40,22 @@ def test_a_query_finds_the_tools_best_first_with_the_total(index: Any) -> None:
     assert index.search("remove a pet", limit=1) == (["deletePet"], 4)
 
 
+def test_a_phrase_is_read_as_the_words_it_means(index: Any) -> None:
+    # "get rid of": delete (search_words.PHRASES); without the phrase, "get" would rank the reads
+    assert index.search("get rid of a pet", limit=1) == (["deletePet"], 4)
+
+
+def test_argument_descriptions_weigh_more_than_result_properties(tmp_path: Path) -> None:
+    documents = [
+        ("listPets", "pets", {"name": "listPets", "schema": "Filter by species: cat dog"}),
+        ("listOwners", "people", {"name": "listOwners", "output": "species"}),
+    ]
+    loaded = search.SearchIndex.load(write_index(tmp_path, documents))
+    # schema (argument descriptions, enum values) weighs more than output (the result's properties)
+    assert loaded.search("species", limit=5) == (["listPets", "listOwners"], 2)
+    assert loaded.search("dog", limit=5) == (["listPets"], 1)
+
+
 def test_the_limit_cuts_the_names_but_not_the_total(index: Any) -> None:
     assert index.search("pet", limit=2) == (["deletePet", "createPet"], 4)
     assert index.search("pet", limit=0) == ([], 4)
@@ -79,7 +95,8 @@ def test_an_extra_tool_of_a_generated_name_replaces_its_text(tmp_path: Path) -> 
     extra = [{"name": "getInventory", "title": "Warehouse levels"}]
     loaded = search.SearchIndex.load(write_index(tmp_path), extra_tools=extra)
     assert loaded.search("warehouse", limit=5, toolset="store") == (["getInventory"], 1)
-    assert loaded.search("stock status", limit=5) == ([], 0)
+    # its old title's words are gone ("stock" alone would reach the new name: inventory is a synonym)
+    assert loaded.search("status", limit=5) == ([], 0)
 
 
 def test_indexing_a_few_extra_tools_is_cheap(tmp_path: Path) -> None:

@@ -17,7 +17,17 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import cache, lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    from search_words import (  # type: ignore[import-not-found,unused-ignore]
+        ACTIONS,
+        PHRASES,
+        STOP_WORDS,
+        SYNONYMS,
+    )
+else:
+    from .search_words import ACTIONS, PHRASES, STOP_WORDS, SYNONYMS
 
 __all__ = [
     "FIELDS",
@@ -39,76 +49,15 @@ FIELDS: dict[str, tuple[float, float]] = {
     "verb": (1.0, 0.0),  # what the method does (get, list, create...), when the name does not say
     "params": (0.5, 0.5),  # argument names: path, query, header and body fields
     "description": (1.0, 0.75),
+    "about": (0.3, 0.75),  # the description of the toolset's tag
+    "schema": (0.3, 0.75),  # argument descriptions and enum values, nested ones too
+    "output": (0.2, 0.75),  # the result's property names, nested ones too
 }
 K1 = 1.2
 SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
 RERANK = 50  # the best matches are reranked by how much of their name the query says
 NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much more
-
-# Words API users say for the same thing, one group a line. A query word matches its group's other
-# words at SYNONYM_WEIGHT; the index itself keeps the spec's own words. First what operations do
-# (ACTIONS: a name holding one of these says what it does), then things.
-ACTIONS = tuple(tuple(line.split()) for line in """
-create add new make open post insert register generate
-delete remove destroy erase drop discard kill kick purge clear flush
-update edit change modify set patch replace close rename alter mark
-get show read retrieve fetch view look lookup detail info describe
-list all every which what browse enumerate index
-search find query lookup filter
-start run trigger execute launch begin invoke
-stop cancel abort end halt terminate
-complete done finish resolve
-merge combine consolidate
-block deny ban blocklist blacklist
-deploy publish release
-pause suspend snooze mute silence
-copy duplicate clone
-send post deliver notify
-upload import put
-download export content
-subscribe follow watch
-unsubscribe unfollow
-archive hide
-invite invitation
-""".strip().splitlines())
-SYNONYMS = ACTIONS + tuple(tuple(line.split()) for line in """
-ticket issue incident case
-user member person people colleague teammate who
-me current self whoami own mine
-team group
-organization org company
-repository repo
-message chat post
-channel conversation room
-comment note reply
-file attachment document doc
-image picture photo icon avatar
-label tag
-folder directory
-token key credential secret
-setting config configuration preference option
-permission access role scope grant allow authorize authorization
-statistic stats metric analytics usage count report
-cost spend billing price invoice charge money
-log history audit activity timeline
-recent latest history
-online presence away available
-maintenance downtime
-storage volume disk
-schedule cron recurring periodic
-email mail
-domain hostname host site website zone subdomain
-webhook callback hook
-""".strip().splitlines())
-
-STOP_WORDS = frozenset("""
-a about also am an and any are as at be been being but by can could did do does doing for from
-had has have having he her here him his how i if in into is it its just let might must my myself
-of off on once only or other our ours out please she should so some such than that the their
-them then there these they this those through to too under until us very via was we were when
-where while whom why will with would you your yours
-""".split())  # noqa: SIM905 (a paragraph reads better than 110 quoted words)
 
 _WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
 _WORD = re.compile(r"[^\W_]+")
@@ -167,11 +116,24 @@ def action_terms() -> frozenset[str]:
     return frozenset(_stem(word) for group in ACTIONS for word in group)
 
 
+@cache
+def _phrases() -> re.Pattern[str]:
+    longest_first = sorted(PHRASES, key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(re.escape(phrase) for phrase in longest_first) + r")\b")
+
+
+def rephrase(query: str) -> str:
+    """The query with its phrases (PHRASES: "how many", "turn off", "sign up"...) read as the words
+    they mean."""
+    return _phrases().sub(lambda match: PHRASES[match.group()], query.lower())
+
+
 def expand(query: str) -> list[dict[str, float]]:
-    """Each distinct query term with its synonyms: term -> weight (the term's own 1.0)."""
+    """Each distinct query term (phrases read first) with its synonyms: term -> weight (the term's own
+    1.0)."""
     table = _synonyms()
     expanded = []
-    for term in dict.fromkeys(analyze(query)):
+    for term in dict.fromkeys(analyze(rephrase(query))):
         variants = {other: SYNONYM_WEIGHT for other in table.get(term, ())}
         expanded.append(variants | {term: 1.0})
     return expanded
