@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import re
 import sys
+from collections import deque
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -109,9 +110,9 @@ def _branches(nodes: list[Any], document: JSONSchema, seen: set[str]) -> list[di
     """The schema objects of `nodes` with what they hold at the same level: `$ref` targets (each once),
     `items`, `additionalProperties` and the branches of `anyOf`/`oneOf`/`allOf`."""
     found: list[dict[str, Any]] = []
-    pending = list(nodes)
+    pending = deque(nodes)
     while pending:
-        node = pending.pop(0)
+        node = pending.popleft()
         if not isinstance(node, dict):
             continue
         found.append(node)
