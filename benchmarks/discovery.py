@@ -27,7 +27,7 @@ from typing import Any
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import generate
 
-from . import report
+from . import report, search_eval
 from .stdio_bench import percentile
 from .stdio_client import StdioServer
 
@@ -86,20 +86,12 @@ def list_sizes(specs: Sequence[Path], workdir: Path) -> dict[str, tuple[int, int
 
 
 def queries_for(spec: Path, data: dict[str, Any], count: int) -> list[str]:
-    """The evaluation set's tasks for `spec` (benchmarks/search_eval/), else the tools' titles."""
-    for path in sorted((Path(__file__).with_name("search_eval")).glob(f"{spec.stem}.*")):
-        tasks = json.loads(path.read_text("utf-8")) if path.suffix == ".json" else _yaml(path)
-        found = [str(task["task"]) for task in tasks.get("tasks", [])]
-        if found:
-            return (found * (count // len(found) + 1))[:count]
-    titles = [str(tool.get("title") or tool["name"]) for tool in data["tools"]]
-    return (titles * (count // max(len(titles), 1) + 1))[:count]
-
-
-def _yaml(path: Path) -> Any:
-    import yaml
-
-    return yaml.safe_load(path.read_text("utf-8"))
+    """The evaluation set's queries for `spec` (benchmarks/search_eval/, dev and held-out), else the
+    tools' titles; repeated to `count`."""
+    files = [*search_eval.load_task_files(), *search_eval.load_task_files(search_eval.HELDOUT_DIR)]
+    found = [task.query for tasks in files if tasks.spec == spec.name for task in tasks.tasks]
+    found = found or [str(tool.get("title") or tool["name"]) for tool in data["tools"]]
+    return (found * (count // max(len(found), 1) + 1))[:count]
 
 
 def search_seconds(out: Path, queries: Sequence[str]) -> list[float]:
