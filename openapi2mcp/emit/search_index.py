@@ -10,6 +10,7 @@ import importlib
 import re
 import sys
 from collections import deque
+from collections import deque
 from functools import cache
 from pathlib import Path
 from types import ModuleType

@@ -65,6 +65,7 @@ class ToolRuntime:
         self.name = str(server.get("name") or "api")
         self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._parsed: dict[str, ser.Route] = {}  # routes parsed on first use
+        self._fits: dict[str, res.Fit] = {}  # how each tool's results are trimmed, on first use
         self._validators: dict[tuple[str, str], Any] = {}  # compiled on first use: see _errors
         every = [*data["tools"]]
         hook_tools = run.listed_tools(self.hooks, {tool["name"] for tool in every})
@@ -350,7 +351,9 @@ class ToolRuntime:
             answer = replace(answer, body=clean.encode("latin-1"))
         check = partial(self._output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
-        fit = res.Fit.of(self.settings, route, self._by_name[name].get("outputSchema"))
+        if (fit := self._fits.get(name)) is None:
+            schema = self._by_name[name].get("outputSchema")
+            fit = self._fits[name] = res.Fit.of(self.settings, route, schema)
         return res.tool_result(answer, self.name, name, route.wrapped, check, hint, fit)
 
     def _output_problem(self, name: str, value: Any) -> str | None:

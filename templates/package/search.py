@@ -150,8 +150,19 @@ def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def _analyzed(fields: Mapping[str, str]) -> dict[str, list[str]]:
-    return {field: analyze(fields.get(field, "")) for field in FIELDS}
+def _analyzed(
+    fields: Mapping[str, str], done: dict[str, list[str]] | None = None
+) -> dict[str, list[str]]:
+    """Each field's terms; `done` keeps the terms of texts already analysed (many tools of an API
+    share a description or a schema's words)."""
+    done = {} if done is None else done
+    found = {}
+    for field in FIELDS:
+        text = fields.get(field, "")
+        if (terms := done.get(text)) is None:
+            terms = done[text] = analyze(text)
+        found[field] = terms
+    return found
 
 
 def _pseudo_frequencies(
@@ -174,7 +185,8 @@ Document = tuple[str, str, Mapping[str, str]]  # name, toolset, text by field
 
 def build_index(documents: Sequence[Document]) -> dict[str, Any]:
     """The index of the documents, as the JSON object `search_index.json` holds."""
-    analyzed = [_analyzed(fields) for *_, fields in documents]
+    done: dict[str, list[str]] = {}
+    analyzed = [_analyzed(fields, done) for *_, fields in documents]
     count = max(len(documents), 1)
     averages = {field: round(sum(len(a[field]) for a in analyzed) / count, 3) for field in FIELDS}
     postings: dict[str, list[int]] = defaultdict(list)
