@@ -10,7 +10,6 @@ import importlib
 import re
 import sys
 from collections import deque
-from collections import deque
 from functools import cache
 from pathlib import Path
 from types import ModuleType
