@@ -42,7 +42,10 @@ def search_index_text(model: ApiModel, package_templates: Path) -> str:
     return str(search.index_text(search.build_index(documents(model, search))))
 
 
-def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, dict[str, str]]]:
+Fields = dict[str, str | list[str]]  # index field -> its text, or its texts (a schema's words)
+
+
+def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, Fields]]:
     """The documents of the index (`search.build_index`): per tool its name, toolset and fields."""
     about = {toolset.name: toolset.description for toolset in model.toolsets}
     return [
@@ -51,7 +54,7 @@ def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, dict[
     ]
 
 
-def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -> dict[str, str]:
+def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -> Fields:
     """The searchable text of a tool, by index field (search.FIELDS); `toolset_description` is the
     description of the spec's tag the tool's toolset is named after."""
     names = [tool.name] + (
@@ -69,8 +72,8 @@ def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -
         "params": " ".join(arguments),
         "description": _FOOTER.sub("", tool.description),
         "about": toolset_description,
-        "schema": " ".join(schema_words(tool.input_schema, names=False)),
-        "output": " ".join(schema_words(_result_schema(tool), descriptions=False)),
+        "schema": schema_words(tool.input_schema, names=False),
+        "output": schema_words(_result_schema(tool), descriptions=False),
     }
 
 

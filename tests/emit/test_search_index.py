@@ -190,14 +190,14 @@ def test_a_tools_fields_hold_its_name_summary_tags_path_arguments_and_descriptio
         "params": "issue_id",
         "description": "Update an issue\n\nChange its state or title.",
         "about": "",
-        "schema": "",
-        "output": "",
+        "schema": [],
+        "output": [],
     }
     issues = next(tool for tool in tracker.model.tools if tool.name == "listIssues")
-    assert tool_fields(issues, search)["schema"] == "Order of the results. created priority"
+    assert tool_fields(issues, search)["schema"] == ["Order of the results.", "created", "priority"]
     members = next(tool for tool in tracker.model.tools if tool.name == "listOrgMembers")
     assert tool_fields(members, search, "Staff and contractors.")["about"] == "Staff and contractors."
-    assert tool_fields(members, search)["output"] == "login timezone"
+    assert tool_fields(members, search)["output"] == ["login", "timezone"]
     stargazers = next(tool for tool in tracker.model.tools if tool.name == "listStargazers")
     assert tool_fields(stargazers, search)["verb"] == ""
     comment = next(tool for tool in tracker.model.tools if tool.name == "addIssueComment")

@@ -151,16 +151,19 @@ def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
 
 
 def _analyzed(
-    fields: Mapping[str, str], done: dict[str, list[str]] | None = None
+    fields: Mapping[str, str | Sequence[str]], done: dict[str, list[str]] | None = None
 ) -> dict[str, list[str]]:
-    """Each field's terms; `done` keeps the terms of texts already analysed (many tools of an API
-    share a description or a schema's words)."""
+    """Each field's terms; a field may be one text or several (a schema's distinct descriptions);
+    `done` keeps the terms of texts already analysed (the tools of an API share many)."""
     done = {} if done is None else done
     found = {}
     for field in FIELDS:
-        text = fields.get(field, "")
-        if (terms := done.get(text)) is None:
-            terms = done[text] = analyze(text)
+        value = fields.get(field, "")
+        terms: list[str] = []
+        for text in (value,) if isinstance(value, str) else value:
+            if (known := done.get(text)) is None:
+                known = done[text] = analyze(text)
+            terms += known
         found[field] = terms
     return found
 
@@ -180,7 +183,7 @@ def _pseudo_frequencies(
     return found
 
 
-Document = tuple[str, str, Mapping[str, str]]  # name, toolset, text by field
+Document = tuple[str, str, Mapping[str, str | Sequence[str]]]  # name, toolset, text(s) by field
 
 
 def build_index(documents: Sequence[Document]) -> dict[str, Any]:
