@@ -9,11 +9,10 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections import deque
 from functools import cache
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 from openapi2mcp.model import ApiModel, JSONSchema, Tool
 from openapi2mcp.tools.outputs import WRAP_KEY
@@ -48,15 +47,31 @@ Fields = dict[str, str | list[str]]  # index field -> its text, or its texts (a 
 def documents(model: ApiModel, search: ModuleType) -> list[tuple[str, str, Fields]]:
     """The documents of the index (`search.build_index`): per tool its name, toolset and fields."""
     about = {toolset.name: toolset.description for toolset in model.toolsets}
+    readers = Readers(
+        SchemaWords(names=False, descriptions=True), SchemaWords(names=True, descriptions=False)
+    )
     return [
-        (tool.name, tool.toolset, tool_fields(tool, search, about.get(tool.toolset, "")))
+        (tool.name, tool.toolset, tool_fields(tool, search, about.get(tool.toolset, ""), readers))
         for tool in model.tools
     ]
 
 
-def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -> Fields:
+class Readers(NamedTuple):
+    """How the words of input and output schemas are read (output: names, not descriptions)."""
+
+    inputs: SchemaWords
+    outputs: SchemaWords
+
+
+def tool_fields(
+    tool: Tool, search: ModuleType, toolset_description: str = "", readers: Readers | None = None
+) -> Fields:
     """The searchable text of a tool, by index field (search.FIELDS); `toolset_description` is the
-    description of the spec's tag the tool's toolset is named after."""
+    description of the spec's tag the tool's toolset is named after; `readers` are shared by the
+    tools of a model (default: new ones)."""
+    readers = readers or Readers(
+        SchemaWords(names=False, descriptions=True), SchemaWords(names=True, descriptions=False)
+    )
     names = [tool.name] + (
         [tool.operation_id] if tool.operation_id and tool.operation_id != tool.name else []
     )
@@ -72,8 +87,8 @@ def tool_fields(tool: Tool, search: ModuleType, toolset_description: str = "") -
         "params": " ".join(arguments),
         "description": _FOOTER.sub("", tool.description),
         "about": toolset_description,
-        "schema": schema_words(tool.input_schema, names=False),
-        "output": schema_words(_result_schema(tool), descriptions=False),
+        "schema": readers.inputs.of(tool.input_schema),
+        "output": readers.outputs.of(_result_schema(tool)),
     }
 
 
@@ -89,44 +104,60 @@ def _result_schema(tool: Tool) -> JSONSchema:
 def schema_words(
     schema: JSONSchema, *, names: bool = True, descriptions: bool = True, depth: int = SCHEMA_DEPTH
 ) -> list[str]:
-    """The words a JSON schema says about its data, shallowest first: property names (when `names`),
-    descriptions (when `descriptions`) and string enum values, down to `depth` levels of properties,
-    each string once; local `$ref`s (`#/$defs/...`) followed once each."""
-    found: dict[str, None] = {}
-    seen: set[str] = set()
-    level: list[Any] = [schema]
-    for deeper in range(depth, -1, -1):  # how many levels of properties are left below this one
-        below: list[Any] = []
-        for node in _branches(level, schema, seen):
-            if descriptions and isinstance(node.get("description"), str):
-                found[node["description"]] = None
-            found.update((value, None) for value in node.get("enum") or () if isinstance(value, str))
-            properties = node.get("properties")
-            if isinstance(properties, dict) and deeper:
-                found.update((str(name), None) for name in properties if names)
-                below.extend(properties.values())
-        level = below
-    return list(found)
+    """The words a JSON schema says about its data: property names (when `names`), descriptions
+    (when `descriptions`) and string enum values, down to `depth` levels of properties, each string
+    once; local `$ref`s (`#/$defs/...`) followed (not into themselves)."""
+    return SchemaWords(names=names, descriptions=descriptions).of(schema, depth)
 
 
-def _branches(nodes: list[Any], document: JSONSchema, seen: set[str]) -> list[dict[str, Any]]:
-    """The schema objects of `nodes` with what they hold at the same level: `$ref` targets (each once),
-    `items`, `additionalProperties` and the branches of `anyOf`/`oneOf`/`allOf`."""
-    found: list[dict[str, Any]] = []
-    pending = deque(nodes)
-    while pending:
-        node = pending.popleft()
+class SchemaWords:
+    """`schema_words` for many schemas: the words of a subschema without `$ref`s are kept by object,
+    so a component that schema conversion inlined into many tools (one Python object) is read once."""
+
+    def __init__(self, *, names: bool, descriptions: bool) -> None:
+        self.names, self.descriptions = names, descriptions
+        # (id(node), depth) -> the node (kept alive: its id is not reused) and its words
+        self.known: dict[tuple[int, int], tuple[Any, dict[str, None]]] = {}
+
+    def of(self, schema: JSONSchema, depth: int = SCHEMA_DEPTH) -> list[str]:
+        found: dict[str, None] = {}
+        self._read(schema, schema, depth, found, frozenset())
+        return list(found)
+
+    def _read(
+        self, node: Any, document: JSONSchema, depth: int, found: dict[str, None], refs: frozenset[str]
+    ) -> bool:
+        """Add the words of `node` (and of what it holds at its level: `$ref` target, `items`,
+        `additionalProperties`, `anyOf`/`oneOf`/`allOf` branches) to `found`; whether a `$ref` was met
+        (then the words depend on `document`, and are not kept)."""
         if not isinstance(node, dict):
-            continue
-        found.append(node)
+            return False
+        if (known := self.known.get((id(node), depth))) is not None and known[0] is node:
+            found.update(known[1])
+            return False
+        words: dict[str, None] = {}
+        if self.descriptions and isinstance(node.get("description"), str):
+            words[node["description"]] = None
+        words.update((value, None) for value in node.get("enum") or () if isinstance(value, str))
         ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/") and ref not in seen:
-            seen.add(ref)
-            pending.append(_pointer(document, ref))
-        pending += [node.get("items"), node.get("additionalProperties")]
+        has_ref = isinstance(ref, str)
+        if isinstance(ref, str) and ref.startswith("#/") and ref not in refs:
+            self._read(_pointer(document, ref), document, depth, words, refs | {ref})
+        same_level = [node.get("items"), node.get("additionalProperties")]
         for key in ("anyOf", "oneOf", "allOf"):
-            pending += node.get(key) or []
-    return found
+            same_level += node.get(key) or []
+        properties = node.get("properties")
+        below: dict[Any, Any] = properties if isinstance(properties, dict) and depth else {}
+        if self.names:
+            words.update((str(name), None) for name in below)
+        for child in same_level:
+            has_ref |= self._read(child, document, depth, words, refs)
+        for child in below.values():
+            has_ref |= self._read(child, document, depth - 1, words, refs)
+        if not has_ref:
+            self.known[(id(node), depth)] = (node, words)
+        found.update(words)
+        return has_ref
 
 
 def _pointer(document: JSONSchema, ref: str) -> Any:

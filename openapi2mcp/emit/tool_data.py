@@ -6,9 +6,11 @@ import json
 from collections import Counter
 from typing import Any
 
+from openapi2mcp.emit.sharing import MarkerCollision, share_repeats
 from openapi2mcp.model import ApiModel, Body, GeneratorOptions, Parameter, SecurityScheme, Tool
 
 FORMAT_VERSION = 1
+DETAILS_FORMAT_VERSION = 2  # 1 had no table of shared objects
 
 
 def tool_data(model: ApiModel, options: GeneratorOptions, generator: str) -> dict[str, Any]:
@@ -31,7 +33,8 @@ def list_bytes(wire: dict[str, Any]) -> int:
 
 def tool_details(fitted: ApiModel, mapped: ApiModel) -> dict[str, Any]:
     """`tool_details.json`: the schemas size fitting changed, as mapped (dynamic mode's describe_tools
-    shows them whole). Fitting returns the same schema object when it leaves one as it was."""
+    shows them whole), each object they share written once (`sharing`). Fitting returns the same
+    schema object when it leaves one as it was."""
     details: dict[str, Any] = {}
     for small, whole in zip(fitted.tools, mapped.tools, strict=True):
         changed = {}
@@ -41,7 +44,12 @@ def tool_details(fitted: ApiModel, mapped: ApiModel) -> dict[str, Any]:
             changed["outputSchema"] = whole.output_schema
         if changed:
             details[small.name] = changed
-    return {"format": FORMAT_VERSION, "tools": details}
+    try:
+        encoded, shared = share_repeats(list(details.values()))
+    except MarkerCollision:  # written whole: the runtime expands only where there is a table
+        return {"format": DETAILS_FORMAT_VERSION, "tools": details}
+    tools = dict(zip(details, encoded, strict=True))
+    return {"format": DETAILS_FORMAT_VERSION, "shared": shared, "tools": tools}
 
 
 def toolset_summary(model: ApiModel) -> dict[str, dict[str, Any]]:

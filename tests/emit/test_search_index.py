@@ -14,6 +14,7 @@ import yaml
 from openapi2mcp.emit.render import templates_dir
 from openapi2mcp.emit.search_index import (
     SEARCH_INDEX_FILE,
+    SchemaWords,
     documents,
     method_verb,
     runtime_search,
@@ -204,7 +205,7 @@ def test_a_tools_fields_hold_its_name_summary_tags_path_arguments_and_descriptio
     assert tool_fields(comment, search)["description"] == ""  # only the HTTP footer: left out
 
 
-def test_schema_words_are_names_descriptions_and_enum_values_shallowest_first_each_once() -> None:
+def test_schema_words_are_names_descriptions_and_enum_values_each_once() -> None:
     schema = {
         "type": "object",
         "description": "A pet.",
@@ -220,13 +221,43 @@ def test_schema_words_are_names_descriptions_and_enum_values_shallowest_first_ea
             }
         },
     }
-    assert schema_words(schema) == [
-        *["A pet.", "owner", "kind", "friends"],  # the top level
-        *["Someone.", "address", "cat", "dog"],  # a level down, Person once (owner's, not friends')
-        "city",  # zip is a fourth level
+    assert sorted(schema_words(schema)) == sorted(
+        [
+            *["A pet.", "owner", "kind", "friends"],  # the top level
+            *["Someone.", "address", "cat", "dog"],  # a level down
+            "city",  # zip is a fourth level
+        ]
+    )
+    assert sorted(schema_words(schema, names=False)) == ["A pet.", "Someone.", "cat", "dog"]
+    assert sorted(schema_words(schema, descriptions=False, depth=1)) == [
+        "cat",
+        "dog",
+        "friends",
+        "kind",
+        "owner",
     ]
-    assert schema_words(schema, names=False) == ["A pet.", "Someone.", "cat", "dog"]
-    assert schema_words(schema, descriptions=False, depth=1) == ["owner", "kind", "friends", "cat", "dog"]
+
+
+def test_schema_words_follow_a_recursive_ref_without_going_round() -> None:
+    schema = {
+        "$ref": "#/$defs/Node",
+        "$defs": {
+            "Node": {"description": "A node.", "anyOf": [{"$ref": "#/$defs/Node"}, {"enum": ["leaf"]}]}
+        },
+    }
+    assert sorted(schema_words(schema)) == ["A node.", "leaf"]
+
+
+def test_a_subschema_shared_by_tools_is_read_once_but_a_ref_is_read_in_its_own_schema() -> None:
+    reader = SchemaWords(names=True, descriptions=True)
+    shared = {"description": "Shared.", "properties": {"id": {}}}
+    assert sorted(reader.of({"properties": {"a": shared}})) == ["Shared.", "a", "id"]
+    shared["description"] = "Changed."  # a second reading would see it: the first one's words are kept
+    assert sorted(reader.of({"properties": {"b": shared}})) == ["Shared.", "b", "id"]
+    uses_ref = {"$ref": "#/$defs/X"}  # the same object in two schemas whose X differ
+    first = reader.of({"properties": {"c": uses_ref}, "$defs": {"X": {"description": "One."}}})
+    second = reader.of({"properties": {"c": uses_ref}, "$defs": {"X": {"description": "Two."}}})
+    assert (sorted(first), sorted(second)) == (["One.", "c"], ["Two.", "c"])
 
 
 def test_a_name_without_an_action_word_gets_the_methods() -> None:

@@ -124,6 +124,34 @@ def one_line(text: str, limit: int = 200) -> str:
     return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
 
 
+class Details:
+    """`tool_details.json`: per tool the schemas size fitting cut, whole; objects they share are
+    written once in `shared` and referred to as `{"$shared": N}` (docs/tool-data.md)."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.tools: Mapping[str, Any] = data.get("tools") or {}
+        self.sharing = "shared" in data  # a file written without the table has no markers
+        self.shared: Sequence[Any] = data.get("shared") or ()
+        self.expanded: dict[int, Any] = {}
+
+    def whole(self, name: str) -> Mapping[str, Any]:
+        """The tool's whole schemas by key (`inputSchema`, `outputSchema`); {} when none was cut."""
+        found = self.tools.get(name) or {}
+        return self._expand(found) if self.sharing else found
+
+    def _expand(self, node: Any) -> Any:
+        if isinstance(node, list):
+            return [self._expand(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        if len(node) == 1 and type(node.get("$shared")) is int:
+            number = node["$shared"]
+            if number not in self.expanded:
+                self.expanded[number] = self._expand(self.shared[number])
+            return self.expanded[number]
+        return {key: self._expand(value) for key, value in node.items()}
+
+
 class Catalog:
     """What the meta-tools read: the API's tools (as listed), their toolsets, and two files loaded
     on first use: `tool_details.json` (the schemas size fitting cut) and `search_index.json`."""
@@ -140,13 +168,13 @@ class Catalog:
         self.folder, self.extra_tools = folder, extra_tools
 
     @cached_property
-    def details(self) -> Mapping[str, Mapping[str, Any]]:
+    def details(self) -> Details:
         path = os.path.join(self.folder, "tool_details.json")
         try:
             with open(path, "rb") as file:
-                return dict(json.load(file)["tools"])
+                return Details(json.load(file))
         except FileNotFoundError:  # an older package: the listed schemas are the whole ones
-            return {}
+            return Details({})
 
     @cached_property
     def index(self) -> search.SearchIndex:
@@ -222,7 +250,7 @@ class Catalog:
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(unknown_tools(unknown, view.names))
         return structured(
-            {"tools": [{**self.tools[name], **self.details.get(name, {})} for name in names]}
+            {"tools": [{**self.tools[name], **self.details.whole(name)} for name in names]}
         )
 
     def list_toolsets(self, view: View, enabled: Collection[str]) -> types.CallToolResult:
