@@ -148,6 +148,9 @@ class SchemaWords:
             same_level += node.get(key) or []
         properties = node.get("properties")
         below: dict[Any, Any] = properties if isinstance(properties, dict) and depth else {}
+        if not below and not has_ref and not any(isinstance(child, dict) for child in same_level):
+            found.update(words)  # a leaf: cheaper read again than kept
+            return False
         if self.names:
             words.update((str(name), None) for name in below)
         for child in same_level:

@@ -4,11 +4,12 @@ Schema conversion inlines a component wherever it is used, as one Python object:
 schemas are 36 MB as JSON trees but 24,000 distinct objects. `share_repeats` writes each object met
 more than once into a table and puts `{"$shared": N}` in its places; the runtime's
 `meta_tools.Details` puts them back. Only identity counts: equal objects built apart stay apart.
+Values are JSON as the model holds it: plain dicts, lists (or tuples) and scalars (exact types are
+tested, for speed: anything else is written as it is, unshared).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 MARKER = "$shared"
@@ -27,16 +28,17 @@ def share_repeats(values: list[Any]) -> tuple[list[Any], list[Any]]:
     """`values` with each object they reach more than once replaced by a marker, and the table of
     those objects (each one's own repeats replaced too), numbered in first-met order. Raise
     MarkerCollision when some object of `values` reads as a marker."""
-    counts = _references(values)
+    repeated = _repeated(values)
     numbers: dict[int, int] = {}
     table: list[Any] = []
 
     def encode(node: Any) -> Any:
-        if isinstance(node, list):
+        kind = type(node)
+        if kind is list or kind is tuple:
             return [encode(item) for item in node]
-        if not isinstance(node, dict):
+        if kind is not dict:
             return node
-        if counts[id(node)] == 1:
+        if id(node) not in repeated:
             return {key: encode(value) for key, value in node.items()}
         if (number := numbers.get(id(node))) is None:
             number = numbers[id(node)] = len(table)
@@ -47,18 +49,22 @@ def share_repeats(values: list[Any]) -> tuple[list[Any], list[Any]]:
     return [encode(value) for value in values], table
 
 
-def _references(values: list[Any]) -> Counter[int]:
-    """How many times each object (by identity) is reached; the inside of a repeat is walked once."""
-    counts: Counter[int] = Counter()
+def _repeated(values: list[Any]) -> set[int]:
+    """The ids of the objects reached more than once; the inside of a repeat is walked once."""
+    seen: set[int] = set()
+    repeated: set[int] = set()
     pending = list(values)
     while pending:
         node = pending.pop()
-        if isinstance(node, list):
+        kind = type(node)
+        if kind is list or kind is tuple:
             pending += node
-        elif isinstance(node, dict):
-            if is_marker(node):
+        elif kind is dict:
+            if id(node) in seen:
+                repeated.add(id(node))
+                continue
+            if len(node) == 1 and is_marker(node):
                 raise MarkerCollision(f"an object {node} of the data reads as a marker")
-            counts[id(node)] += 1
-            if counts[id(node)] == 1:
-                pending += node.values()
-    return counts
+            seen.add(id(node))
+            pending += node.values()
+    return repeated

@@ -23,12 +23,13 @@ import copy
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import jsonpath
+from typing import TYPE_CHECKING, Any
 
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.load.source import LoadError, load_source
+
+if TYPE_CHECKING:  # imported where used: a run without overlays does not pay its 40 ms
+    import jsonpath
 
 JSON = Any
 Key = str | int
@@ -142,6 +143,8 @@ def apply_actions(document: JSON, actions: Sequence[Action], diagnostics: Diagno
 
 def compile_target(text: str, where: str) -> Target:
     """The compiled JSONPath; OverlayError naming the action, the problem and where it is."""
+    import jsonpath
+
     try:
         return Target(text, jsonpath.compile(text))
     except jsonpath.JSONPathError as error:
@@ -150,6 +153,8 @@ def compile_target(text: str, where: str) -> Target:
 
 def select(target: Target, document: JSON, where: str) -> list[Node]:
     """The nodes `target` selects in `document`, in document order, each with its container."""
+    import jsonpath
+
     try:
         matches = list(target.path.finditer(document))
     except jsonpath.JSONPathError as error:

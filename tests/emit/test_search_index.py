@@ -4,12 +4,14 @@ the fields taken from each tool, the file's bytes, and exact rankings on a small
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from corpus_specs import CORPUS_SPECS
 
 from openapi2mcp.emit.render import templates_dir
 from openapi2mcp.emit.search_index import (
@@ -333,3 +335,18 @@ def test_exact_ranking_and_total_of_a_query(index: Any) -> None:
         ["deleteIssue", "getIssue", "updateIssue", "createIssue", "listIssues", "addIssueComment"],
         6,
     )
+
+
+def test_pystemmer_and_pure_python_snowball_give_the_same_stem_for_every_word_of_the_corpus() -> None:
+    """The generator stems with PyStemmer (C), a server maybe with snowballstemmer's pure-Python
+    stemmer: an index and a query read the same words only if both give the same stems."""
+    import Stemmer  # type: ignore[import-not-found,unused-ignore]
+    from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped,unused-ignore]
+
+    words: set[str] = set()
+    for spec in sorted(path for path in CORPUS_SPECS.rglob("*") if path.is_file()):
+        words.update(word.lower() for word in re.findall(r"[^\W_]+", spec.read_text("utf-8", "replace")))
+    assert len(words) > 30_000
+    vocabulary = sorted(words)
+    pure = EnglishStemmer()
+    assert Stemmer.Stemmer("english").stemWords(vocabulary) == [pure.stemWord(word) for word in vocabulary]
