@@ -113,6 +113,12 @@ def _synonyms() -> dict[str, tuple[str, ...]]:
 
 
 @cache
+def _closed_class() -> frozenset[str]:
+    """Query words whose group's idf stands for them: actions, and "who"."""
+    return action_terms() | {_stem(word) for word in ("who", "whose")}
+
+
+@cache
 def action_terms() -> frozenset[str]:
     """The stems of every word of ACTIONS."""
     return frozenset(_stem(word) for group in ACTIONS for word in group)
@@ -314,16 +320,29 @@ class SearchIndex:
     def _scores(self, terms: Iterable[Mapping[str, float]]) -> dict[int, float]:
         """BM25F score of every tool matching a term. A word and its synonyms score as one term (as
         Lucene's SynonymQuery): the tools holding any of them give its idf, the best weighted
-        frequency its tf."""
+        frequency its tf; but a content word the query says itself keeps at least its own idf where a
+        tool holds it (a rare word the agent typed is strong evidence, not diluted by its synonyms);
+        action words and "who" (closed classes, whose literal choice says little) keep the group's.
+        """
         scores: dict[int, float] = defaultdict(float)
-        count = len(self._tools)
         for variants in terms:
             frequencies: dict[int, float] = {}
             for term, weight in variants.items():
                 for number, frequency in self._postings.get(term, {}).items():
                     if weight * frequency > frequencies.get(number, 0.0):
                         frequencies[number] = weight * frequency
-            idf = math.log(1 + (count - len(frequencies) + 0.5) / (len(frequencies) + 0.5))
-            for number, frequency in frequencies.items():
-                scores[number] += idf * frequency / (K1 + frequency)
+            idf = self._idf(len(frequencies))
+            best = {number: idf * tf / (K1 + tf) for number, tf in frequencies.items()}
+            for term in (term for term, weight in variants.items() if weight == 1.0):
+                if term in _closed_class():
+                    continue
+                postings = self._postings.get(term, {})
+                own = self._idf(len(postings))
+                for number, tf in postings.items():
+                    best[number] = max(best[number], own * tf / (K1 + tf))
+            for number, score in best.items():
+                scores[number] += score
         return scores
+
+    def _idf(self, matching: int) -> float:
+        return math.log(1 + (len(self._tools) - matching + 0.5) / (matching + 0.5))
