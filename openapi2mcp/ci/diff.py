@@ -106,13 +106,17 @@ def find_tool_data(directory: Path) -> Path:
 
 
 def read_tool_data(path: Path) -> ToolSet:
+    return parse_tool_data(tool_data_text(path), path)
+
+
+def tool_data_text(path: Path) -> str:
+    """The text of a `tool_data.json` file; LoadError when it cannot be read or is not UTF-8."""
     try:
-        text = path.read_text("utf-8")
+        return path.read_text("utf-8")
     except OSError as error:
         raise LoadError(f"{path}: cannot read the file: {error.strerror or error}") from None
     except ValueError as error:  # not UTF-8
         raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
-    return parse_tool_data(text, path)
 
 
 def parse_tool_data(text: str, path: Path) -> ToolSet:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from openapi2mcp.ci.diff import find_tool_data
+from openapi2mcp.ci.diff import find_tool_data, tool_data_text
 from openapi2mcp.emit.render import TOOL_DATA_FILE
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import ApiModel, Toolset
@@ -41,12 +41,7 @@ def read_package(path: Path) -> Inventory:
     if path.is_dir():
         inner = path / TOOL_DATA_FILE
         path = inner if inner.is_file() else find_tool_data(path)
-    try:
-        text = path.read_text("utf-8")
-    except OSError as error:
-        raise LoadError(f"{path}: cannot read the file: {error.strerror or error}") from None
-    except ValueError as error:  # not UTF-8
-        raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
+    text = tool_data_text(path)
     try:
         data = json.loads(text)
     except ValueError as error:
