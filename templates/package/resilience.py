@@ -5,7 +5,6 @@ decides, after one attempt, whether and how long to wait before the next, within
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import math
 import random
 from collections.abc import AsyncIterator, Mapping
@@ -134,6 +133,8 @@ def retry_after(value: str | None, now: float) -> float | None:
     value = value.strip()
     if value.isdigit():
         return float(value)
+    import email.utils  # only for an HTTP-date
+
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
