@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import warnings
-import weakref
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -106,24 +106,28 @@ class AuditLog:
 
 class McpLog:
     """MCP logging notifications, on the request's own stream. Before 2026-07-28 a client sets a
-    level with logging/setLevel (per connection; none set: nothing is sent); from 2026-07-28 on,
-    each request opts in through its _meta and the SDK filters."""
+    level with logging/setLevel (per stdio connection or HTTP session; none set: nothing is sent);
+    from 2026-07-28 on, each request opts in through its _meta and the SDK filters."""
 
     def __init__(self) -> None:
-        self._levels: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+        self._levels: OrderedDict[str | None, int] = OrderedDict()
 
     async def set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
         """The low-level server's logging/setLevel handler."""
-        self._levels[ctx.connection] = _LEVELS.index(params.level)
+        key = session_of(ctx)
+        self._levels[key] = _LEVELS.index(params.level)
+        self._levels.move_to_end(key)
+        if len(self._levels) > 10_000:
+            self._levels.popitem(last=False)
         return types.EmptyResult()
 
     def for_request(self, ctx: Any) -> Log | None:
         """How to notify within this request (None: it wants no log messages)."""
-        log = getattr(ctx, "log", None)
-        if log is None:
+        session = getattr(ctx, "session", None)
+        if session is None:
             return None
         modern = str(getattr(ctx, "protocol_version", "") or "") >= _MODERN
-        threshold = None if modern else self._levels.get(ctx.connection)
+        threshold = None if modern else self._levels.get(session_of(ctx))
         if not modern and threshold is None:
             return None
 
@@ -131,7 +135,9 @@ class McpLog:
             if threshold is None or _LEVELS.index(level) >= threshold:
                 with warnings.catch_warnings():  # the warning comes when the coroutine is made
                     warnings.simplefilter("ignore", MCPDeprecationWarning)
-                    sending = log(level, dict(data), LOGGER_NAME)
+                    sending = session.send_log_message(
+                        level, dict(data), LOGGER_NAME, related_request_id=ctx.request_id
+                    )
                 await sending
 
         return send
