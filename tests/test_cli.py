@@ -118,6 +118,11 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
     assert re.findall(r"^(?:# )?([A-Z0-9_]+)=", (out / ".env.example").read_text("utf-8"), flags=re.M) == [
         f"{prefix}_BASE_URL",
         f"{prefix}_TIMEOUT",
+        f"{prefix}_RETRIES",
+        f"{prefix}_IDEMPOTENCY_KEY",
+        f"{prefix}_MAX_CONCURRENCY",
+        f"{prefix}_RATE_LIMIT",
+        f"{prefix}_AUDIT_LOG",
         f"{prefix}_HEADERS",
         f"{prefix}_MAX_RESPONSE_BYTES",
         f"{prefix}_MAX_RESULT_CHARS",

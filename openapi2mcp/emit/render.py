@@ -119,6 +119,31 @@ def runtime_files() -> list[Path]:
     return sorted((templates_dir() / "package").glob("*.py"))
 
 
+def _resilience_variables(prefix: str) -> list[Variable]:
+    """The runtime's resilience.py and audit.py settings."""
+    return [
+        Variable(
+            f"{prefix}_RETRIES",
+            "Further attempts of an idempotent call after a broken connection, 429, 502, 503 or 504"
+            " (default 2; 0: none), with backoff or the Retry-After asked for, within the timeout",
+        ),
+        Variable(
+            f"{prefix}_IDEMPOTENCY_KEY",
+            "A header name (e.g. Idempotency-Key): each call of a non-idempotent operation sends it with"
+            " a fresh UUID, the same on every attempt, and is retried like the idempotent ones",
+        ),
+        Variable(f"{prefix}_MAX_CONCURRENCY", "Most API requests in flight at once (default 32); more wait"),
+        Variable(
+            f"{prefix}_RATE_LIMIT", "Most API requests a second (default: no limit); more wait their turn"
+        ),
+        Variable(
+            f"{prefix}_AUDIT_LOG",
+            "stderr or a file: one JSON line per tool call (time, session, tool, status, attempts,"
+            " duration, outcome; never arguments or credentials)",
+        ),
+    ]
+
+
 def variables(model: ApiModel, prefix: str) -> list[Variable]:
     base = model.default_base_url or "(none: required)"
     own = sorted({tool.base_url for tool in model.tools if tool.base_url})
@@ -134,7 +159,8 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"API base URL; --base-url overrides it. Default: {base}{servers}",
             model.default_base_url,
         ),
-        Variable(f"{prefix}_TIMEOUT", "Seconds to wait for the API (default 30)", "30"),
+        Variable(f"{prefix}_TIMEOUT", "Seconds to wait for the API (default 30), retries included", "30"),
+        *_resilience_variables(prefix),
         Variable(f"{prefix}_HEADERS", 'Extra HTTP headers as a JSON object, e.g. {"X-Team": "a"}'),
         Variable(
             f"{prefix}_MAX_RESPONSE_BYTES",

@@ -38,6 +38,8 @@ RUNTIME_FILES = (
     "settings.py",
     "hooks_api.py",
     "hooks_runner.py",
+    "resilience.py",
+    "audit.py",
     "http_client.py",
     "wiring.py",
     "views.py",
@@ -98,7 +100,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 18
+    assert len(python) == 20
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -204,6 +206,11 @@ def petstore_variables() -> list[str]:
     return [
         "PETSTORE_BASE_URL",
         "PETSTORE_TIMEOUT",
+        "PETSTORE_RETRIES",
+        "PETSTORE_IDEMPOTENCY_KEY",
+        "PETSTORE_MAX_CONCURRENCY",
+        "PETSTORE_RATE_LIMIT",
+        "PETSTORE_AUDIT_LOG",
         "PETSTORE_HEADERS",
         "PETSTORE_MAX_RESPONSE_BYTES",
         "PETSTORE_MAX_RESULT_CHARS",
@@ -241,6 +248,11 @@ def all_schemes_spec() -> dict[str, Any]:
 ALL_SCHEME_VARIABLES = [
     "T_BASE_URL",
     "T_TIMEOUT",
+    "T_RETRIES",
+    "T_IDEMPOTENCY_KEY",
+    "T_MAX_CONCURRENCY",
+    "T_RATE_LIMIT",
+    "T_AUDIT_LOG",
     "T_HEADERS",
     "T_MAX_RESPONSE_BYTES",
     "T_MAX_RESULT_CHARS",

@@ -244,6 +244,7 @@ async def test_an_http_error_has_status_reason_body_and_retry_after(
             f"The API answered HTTP 429 Too Many Requests to GET {upstream.url}/api/v1/pet.",
             "Retry-After: 30 (wait that long before trying again).",
             'Response body: {"message": "slow down"}',
+            "Not retried: waiting 30 s (Retry-After) would pass the 5 s timeout (T_TIMEOUT).",
         ]
     )
 

@@ -10,6 +10,7 @@ import os
 import re
 import socket
 import ssl
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from http.cookiejar import CookieJar, DefaultCookiePolicy
@@ -19,14 +20,18 @@ from urllib.request import getproxies_environment, proxy_bypass_environment  # t
 import httpx2
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import audit  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
+    import resilience as rs  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import Chosen, ConfigError, Credentials, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
+    from . import audit
     from . import hooks_api as hk
     from . import hooks_runner as run
+    from . import resilience as rs
     from . import responses as res
     from . import serialize as ser
     from .settings import Chosen, ConfigError, Credentials, Settings, ToolError
@@ -42,6 +47,7 @@ _LOGGERS = (
     *(f"httpcore2.{name}" for name in ("connection", "http11", "http2", "proxy", "socks")),
 )
 _UNSAFE_AGENT = re.compile(r"[^!#$%&'*+.^_`|~0-9A-Za-z/-]")  # the spec's version is untrusted text
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})  # without annotations
 _UNREACHED = (httpx2.ConnectError, httpx2.ProxyError, httpx2.UnsupportedProtocol, httpx2.InvalidURL)
 
 
@@ -56,9 +62,9 @@ class InvalidRequest(HttpError):
 class ConnectFailed(HttpError):
     """Bad URL, DNS, TCP, TLS or proxy failure before the request was sent."""
 
-    def __init__(self, message: str, *, tls: bool = False) -> None:
+    def __init__(self, message: str, *, tls: bool = False, lasting: bool = False) -> None:
         super().__init__(message)
-        self.tls = tls
+        self.tls, self.lasting = tls, lasting or tls  # lasting: another attempt cannot help
 
 
 class Broken(HttpError):
@@ -183,7 +189,7 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
         low = current if isinstance(current, OSError) else low
         current = current.__cause__ or current.__context__
     if isinstance(error, httpx2.InvalidURL | httpx2.UnsupportedProtocol):
-        return ConnectFailed(f"invalid URL ({error})")
+        return ConnectFailed(f"invalid URL ({error})", lasting=True)
     parsed = httpx2.URL(url)  # httpx2 parsed it to connect
     host, port = parsed.host, parsed.port or (443 if parsed.scheme == "https" else 80)
     if isinstance(low, ssl.SSLCertVerificationError):
@@ -213,6 +219,8 @@ class Sender:
         self._verify = tls_context(settings)  # a ConfigError at start, not on the first call
         self._client: httpx2.AsyncClient | None = None
         self._creating = asyncio.Lock()
+        self.resilience = rs.Resilience.from_env(settings.env, settings.prefix)
+        self._limits = rs.Limits(self.resilience)
 
     async def _http(self) -> httpx2.AsyncClient:
         """The shared client, made on first use with the options the http_client hooks leave."""
@@ -255,10 +263,17 @@ class Sender:
         return await self._exchange("POST", url, self._headers(headers), body)
 
     async def send(
-        self, request: ser.PreparedRequest, chosen: Chosen, base_url: str, call: hk.Call
+        self,
+        request: ser.PreparedRequest,
+        chosen: Chosen,
+        base_url: str,
+        call: hk.Call,
+        retried: bool = False,
     ) -> res.Upstream:
-        """With credentials, then the before_request hooks; a 401 on a fetched token: one retry."""
+        """With credentials, then the before_request hooks; a 401 on a fetched token: one retry.
+        A `retried` call is sent again on a broken connection, 429, 502, 503 or 504 (_attempts)."""
         stale: dict[tuple[str, str], str] = {}
+        deadline = asyncio.get_running_loop().time() + self.settings.timeout
         while True:
             attempt = replace(  # credentials are added to a copy of the mutable parts
                 request,
@@ -275,31 +290,104 @@ class Sender:
                 wanted = hk.Request.parse(method, url, named, body)
                 hooks = self.hooks.before_for(call.tool)
                 method, url, headers, body = await run.run_before(hooks, call, wanted)
-            answer = await self._exchange(method, url, headers, body)
+            answer = await self._attempts(method, url, headers, body, retried, deadline)
             call.status, call.response_headers = answer.status, answer.headers
             logger.info("%s %s -> HTTP %s", answer.method, answer.url, answer.status)
             if answer.status != 401 or not used or stale:
                 return answer
             stale = used
 
-    async def _exchange(
-        self, method: str, url: str, headers: RawHeaders, body: bytes | None
+    async def _attempts(
+        self,
+        method: str,
+        url: str,
+        headers: RawHeaders,
+        body: bytes | None,
+        retried: bool,
+        deadline: float,
     ) -> res.Upstream:
-        """One HTTP exchange within PREFIX_TIMEOUT; failures become ToolErrors the model can act on."""
+        """The exchange, then (when `retried`) up to PREFIX_RETRIES more after a broken connection
+        or a 429/502/503/504: full-jitter backoff or the answer's Retry-After, never past the
+        deadline (the last answer or failure stands when the next wait would pass it)."""
+        record, loop = audit.CURRENT.get(None), asyncio.get_running_loop()
+        left, attempt = self.resilience.retries if retried else 0, 0
+        while True:
+            attempt += 1
+            if record is not None:
+                record.attempts += 1
+            try:
+                answer = await self._exchange(method, url, headers, body, deadline)
+            except Retryable as failure:
+                if not left or (wait := rs.backoff(attempt)) > deadline - loop.time():
+                    raise
+                why = failure.why
+            else:
+                if record is not None:
+                    record.status = answer.status
+                if answer.status not in rs.RETRIED_STATUSES or not left:
+                    return answer
+                told = rs.retry_after(answer.headers.get("retry-after"), time.time())
+                wait = rs.backoff(attempt) if told is None else told
+                if wait > deadline - loop.time():
+                    if record is not None:
+                        source = "backoff" if told is None else "Retry-After"
+                        limit = (
+                            f"{self.settings.timeout:g} s timeout ({self.settings.prefix}_TIMEOUT)"
+                        )
+                        source = "backoff" if told is None else "Retry-After"
+                        limit = (
+                            f"{self.settings.timeout:g} s timeout ({self.settings.prefix}_TIMEOUT)"
+                        )
+                        record.note = (
+                            f"Not retried: waiting {wait:.3g} s ({source}) would pass the {limit}."
+                        )
+                    return answer
+                why = f"HTTP {answer.status}"
+            left -= 1
+            logger.warning(
+                "%s %s: %s; retrying in %.2f s", method, self.credentials.shown_url(url), why, wait
+            )
+            if record is not None:
+                data = {
+                    "tool": record.tool,
+                    "attempt": attempt,
+                    "reason": why,
+                    "wait_s": round(wait, 3),
+                }
+                await record.notify("warning", data)
+            await asyncio.sleep(wait)
+
+    async def _exchange(
+        self,
+        method: str,
+        url: str,
+        headers: RawHeaders,
+        body: bytes | None,
+        deadline: float | None = None,
+    ) -> res.Upstream:
+        """One HTTP exchange within the deadline (default: PREFIX_TIMEOUT from now), through the
+        limits; failures become ToolErrors the model can act on (Retryable: a retry may help)."""
         shown, timeout = self.credentials.shown_url(url), self.settings.timeout
         what = f"{method} {shown}"
         client = self._client or await self._http()
+        deadline = deadline or asyncio.get_running_loop().time() + timeout
+        sent = False
         try:
-            async with asyncio.timeout(timeout) as deadline:  # asyncio: anyio's backend here
-                cap = self.settings.max_response_bytes
-                answer = await exchange(client, method, url, headers, body, cap=cap)
+            async with asyncio.timeout_at(deadline) as scope:  # asyncio: anyio's backend here
+                async with self._limits.slot(deadline):
+                    sent, cap = True, self.settings.max_response_bytes
+                    answer = await exchange(client, method, url, headers, body, cap=cap)
         except TimeoutError:
             limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
+            if not sent:
+                raise ToolError(self._waited(what, limit)) from None
             raise ToolError(
                 f"The API did not answer {what} within "
-                f"{limit if deadline.expired() else 'the timeout set in hooks.py'}."
+                f"{limit if scope.expired() else 'the timeout set in hooks.py'}."
                 " It may be overloaded or unreachable: try again later."
             ) from None
+        except rs.LimitWait as error:
+            raise ToolError(self._waited(what, f"{timeout:g} seconds, at {error}")) from None
         except InvalidRequest as error:
             raise ToolError(
                 f"The request {what} cannot be sent ({self.credentials.scrub(str(error))})."
@@ -307,15 +395,34 @@ class Sender:
             ) from None
         except ConnectFailed as error:
             problem = "a TLS/certificate error" if error.tls else "the connection failed"
-            raise ToolError(
+            message = (
                 f"Could not reach the API for {what}: {problem} ({self.credentials.scrub(str(error))})."
                 f" Check that {self.settings.prefix}_BASE_URL is right and the API is up."
-            ) from None
+            )
+            if error.lasting:
+                raise ToolError(message) from None
+            raise Retryable(message, "the connection failed") from None
         except Broken as error:
-            raise ToolError(
+            raise Retryable(
                 f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
-                " The request may or may not have been processed."
+                " The request may or may not have been processed.",
+                "the connection broke",
             ) from None
         omitted = answer.total - len(answer.kept)
         status, reason, kept, cut = answer.status, answer.reason, answer.kept, answer.cut_short
         return res.Upstream(method, shown, status, reason, answer.headers, kept, omitted, cut)
+
+    def _waited(self, what: str, limit: str) -> str:
+        names = f"{self.settings.prefix}_MAX_CONCURRENCY / {self.settings.prefix}_RATE_LIMIT"
+        return (
+            f"The MCP server's own limits ({names}) kept {what} waiting past {limit}:"
+            " it is busy. Nothing was sent to the API: try again later."
+        )
+
+
+class Retryable(ToolError):
+    """A broken or refused connection: another attempt may succeed."""
+
+    def __init__(self, text: str, why: str) -> None:
+        super().__init__(text)
+        self.why = why

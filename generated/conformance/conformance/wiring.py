@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -40,6 +41,7 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
     shutdown. With --dynamic-toolsets it advertises `tools.listChanged` and tells the client when
     enable_toolsets changed its list."""
     from mcp.server import NotificationOptions, Server
+    from mcp.shared.exceptions import MCPDeprecationWarning
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -80,15 +82,18 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
                 options, experimental_capabilities, extensions
             )
 
-    server = ToolServer(
-        name,
-        version=version,
-        title=title,
-        lifespan=lifespan,
-        get_tool_input_schema=tools.input_schema,
-        on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
-        on_call_tool=tools.on_call_tool,
-        **handlers,
-    )
+    with warnings.catch_warnings():  # logging is deprecated from 2026-07-28; older clients use it
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        server = ToolServer(
+            name,
+            version=version,
+            title=title,
+            lifespan=lifespan,
+            get_tool_input_schema=tools.input_schema,
+            on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
+            on_call_tool=tools.on_call_tool,
+            on_set_logging_level=tools.mcp_log.set_level,  # audit.py
+            **handlers,
+        )
     server.middleware.append(ListedOnce(tools.list_key))
     return server

@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import traceback
+import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import replace
@@ -18,6 +19,7 @@ from mcp import MCPError
 from mcp.types import CallToolResult
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import audit  # type: ignore[import-not-found,unused-ignore]
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
@@ -33,13 +35,13 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
         ToolError,
     )
 else:
+    from . import audit, views
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
     from . import meta_tools as mt
     from . import responses as res
     from . import serialize as ser
-    from . import views
     from .settings import ConfigError, Credentials, Narrowing, Settings, ToolError
 
 __all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
@@ -97,6 +99,8 @@ class ToolRuntime:
         )
         agent = f"{self.name.removesuffix('-mcp')}-mcp/{server.get('version') or '0'}"
         self.sender = http.Sender(settings, self.credentials, self.hooks, agent)
+        self.audit_log = audit.AuditLog(self.sender.resilience.audit_log, settings.prefix)
+        self.mcp_log = audit.McpLog()  # wiring.py answers logging/setLevel with it
 
     @classmethod
     def load(
@@ -201,14 +205,26 @@ class ToolRuntime:
         return self._by_name[name]["inputSchema"] if name in self._by_name else None
 
     async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
+        """Each call is recorded (audit.py): call_tool records the API tools', this the meta-tools'."""
+        caller = audit.Record(params.name, audit.session_of(ctx), self.mcp_log.for_request(ctx))
+        token = audit.CURRENT.set(caller)
+        try:
+            return await self._on_call_tool(ctx, params, caller)
+        finally:
+            audit.CURRENT.reset(token)
+
+    async def _on_call_tool(
+        self, ctx: Any, params: types.CallToolRequestParams, caller: audit.Record
+    ) -> CallToolResult:
         view, name, arguments = self.view_of(ctx), params.name, params.arguments or {}
         meta = (
             mt.DYNAMIC if view.dynamic else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
         )
         if name in meta:
             if problems := res.argument_problems(name, self._errors(name, "meta", arguments)):
-                return res.error_result(problems)
-            return await self._meta(ctx, view, name, arguments)
+                return await self._recorded(caller, res.error_result(problems))
+            result = await self._meta(ctx, view, name, arguments)
+            return result if name == mt.CALL else await self._recorded(caller, result)
         return await self.call_tool(name, arguments, view.names)
 
     async def _meta(
@@ -264,9 +280,22 @@ class ToolRuntime:
     ) -> CallToolResult:
         """An unknown tool (not `offered`, default: the server's) raises MCPError(-32602); every
         other failure is an isError result."""
+        parent = audit.CURRENT.get(None)
+        record = parent.child(name[:200]) if parent else audit.Record(name[:200])
         known = name in self._by_name and (name in self._routes or name in self.hooks.tools)
         if not known or (offered is not None and name not in offered):
+            await self._recorded(record, res.error_result("unknown tool"))
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
+        token = audit.CURRENT.set(record)
+        try:
+            result = await self._calling(name, arguments, record)
+        finally:
+            audit.CURRENT.reset(token)
+        return await self._recorded(record, result)
+
+    async def _calling(
+        self, name: str, arguments: Mapping[str, Any] | None, record: audit.Record
+    ) -> CallToolResult:
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
             result = await self._call(call, self._by_name[name])
@@ -283,6 +312,22 @@ class ToolRuntime:
         if after := self.hooks.after_for(name, bool(result.is_error)):
             result = await self._after(call, after, result)
         return self._scrubbed(result)
+
+    async def _recorded(self, record: audit.Record, result: CallToolResult) -> CallToolResult:
+        """The result with its attempts (`_meta`, and a note when > 1), written to the audit log
+        and sent as a log notification."""
+        attempts = record.attempts
+        if attempts:
+            meta = {**(result.meta or {}), audit.ATTEMPTS_KEY: attempts}
+            notes = [f"The API was tried {attempts} times."] if attempts > 1 else []
+            blocks = [types.TextContent(text=" ".join([*notes, record.note]).strip())]
+            content = [*result.content, *blocks] if notes or record.note else result.content
+            result = result.model_copy(update={"meta": meta, "content": content})
+        line = record.line(audit.outcome(result, attempts))
+        self.audit_log.write(line, self.credentials.scrub)
+        level = "info" if line["outcome"] == "ok" else "error"
+        await record.notify(level, self.credentials.scrub_json(line))
+        return result
 
     def _log_failure(self, what: str, error: BaseException) -> None:
         details = "".join(traceback.format_exception(error))
@@ -345,7 +390,9 @@ class ToolRuntime:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
-        answer = await self.sender.send(request, chosen, base_url, call)
+        answer = await self.sender.send(
+            request, chosen, base_url, call, self._retried(tool, request)
+        )
         if answer.kind in ("json", "text") and self.credentials.secrets:  # before any cut
             clean = self.credentials.scrub(answer.body.decode("latin-1"))
             answer = replace(answer, body=clean.encode("latin-1"))
@@ -355,6 +402,16 @@ class ToolRuntime:
             schema = self._by_name[name].get("outputSchema")
             fit = self._fits[name] = res.Fit.of(self.settings, route, schema)
         return res.tool_result(answer, self.name, name, route.wrapped, check, hint, fit)
+
+    def _retried(self, tool: Mapping[str, Any], request: ser.PreparedRequest) -> bool:
+        """Whether the call may be sent again (resilience.py); a non-idempotent one gets a fresh
+        PREFIX_IDEMPOTENCY_KEY header (the same on each attempt), unless an argument set it."""
+        hints = tool.get("annotations") or {}
+        idempotent = hints.get("idempotentHint", request.method in http.IDEMPOTENT) is True
+        key = self.sender.resilience.idempotency_key
+        if key and not idempotent and key.lower() not in map(str.lower, request.headers):
+            request.headers[key] = str(uuid.uuid4())
+        return self.sender.resilience.retried(idempotent)
 
     def _output_problem(self, name: str, value: Any) -> str | None:
         return res.first_problem(self._errors(name, "out", value))
@@ -377,5 +434,6 @@ class ToolRuntime:
         return list(validator.iter_errors(value))
 
     async def aclose(self) -> None:
-        """Close the shared HTTP client (call at shutdown)."""
+        """Close the shared HTTP client and the audit log (call at shutdown)."""
         await self.sender.aclose()
+        self.audit_log.close()

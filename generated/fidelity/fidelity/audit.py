@@ -1,0 +1,152 @@
+"""What happened on each tool call: a `Record` (the current call's, in a context variable, so the
+HTTP side counts attempts and reports retries), written as one JSON line to PREFIX_AUDIT_LOG and
+sent as MCP logging notifications (info per call, warning per retry, error on failure). A record
+holds no argument value and no credential; every line goes through the credential scrubber too."""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import sys
+import threading
+import time
+import warnings
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import IO, TYPE_CHECKING, Any
+
+import mcp.types as types
+from mcp.shared.exceptions import MCPDeprecationWarning
+
+if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    from settings import ConfigError  # type: ignore[import-not-found,unused-ignore]
+else:
+    from .settings import ConfigError
+
+LOGGER_NAME = "openapi2mcp"
+ATTEMPTS_KEY = "openapi2mcp/attempts"  # the result's _meta key: HTTP attempts made
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_MODERN = "2026-07-28"  # from this protocol version on, each request opts in to log messages
+
+Log = Callable[[str, Mapping[str, Any]], Awaitable[None]]  # (level, data): one notification
+
+
+@dataclass
+class Record:
+    """One tools/call: `session` is the MCP session id over HTTP, "stdio", or None (stateless)."""
+
+    tool: str
+    session: str | None = None
+    log: Log | None = None
+    attempts: int = 0  # HTTP attempts of the API request (token requests not counted)
+    status: int | None = None  # the last answer's status
+    note: str = ""  # why a retry was not made (added to the result's text)
+    started: float = field(default_factory=time.monotonic)
+    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+
+    def child(self, tool: str) -> Record:
+        """A call made within this one (a hook's call_tool): same session and log."""
+        return Record(tool, self.session, self.log)
+
+    def line(self, outcome: str) -> dict[str, Any]:
+        return {
+            "time": self.time,
+            "session": self.session,
+            "tool": self.tool,
+            "status": self.status,
+            "attempts": self.attempts,
+            "duration_ms": round((time.monotonic() - self.started) * 1000, 1),
+            "outcome": outcome,
+        }
+
+    async def notify(self, level: str, data: Mapping[str, Any]) -> None:
+        if self.log is not None:
+            await self.log(level, data)
+
+
+CURRENT: contextvars.ContextVar[Record | None] = contextvars.ContextVar("openapi2mcp_call")
+
+
+def outcome(result: types.CallToolResult, attempts: int) -> str:
+    """ok, error (the API was asked, or a hook failed after), or refused (nothing was sent)."""
+    if not result.is_error:
+        return "ok"
+    return "error" if attempts else "refused"
+
+
+class AuditLog:
+    """PREFIX_AUDIT_LOG: "stderr", or a file appended to (opened at start); None: off."""
+
+    def __init__(self, where: str | None, prefix: str) -> None:
+        self._file: IO[str] | None = None
+        self._lock = threading.Lock()
+        if where is None or where.lower() == "stderr":
+            self._file = sys.stderr if where else None
+            return
+        try:
+            self._file = open(where, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+        except OSError as error:
+            raise ConfigError(f"{prefix}_AUDIT_LOG: cannot open {where!r} ({error})") from None
+
+    def write(self, line: Mapping[str, Any], scrub: Callable[[str], str]) -> None:
+        if self._file is None:
+            return
+        text = scrub(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+        with self._lock:
+            self._file.write(text + "\n")
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None and self._file is not sys.stderr:
+            self._file.close()
+        self._file = None
+
+
+class McpLog:
+    """MCP logging notifications, on the request's own stream. Before 2026-07-28 a client sets a
+    level with logging/setLevel (per stdio connection or HTTP session; none set: nothing is sent);
+    from 2026-07-28 on, each request opts in through its _meta and the SDK filters."""
+
+    def __init__(self) -> None:
+        self._levels: OrderedDict[str | None, int] = OrderedDict()
+
+    async def set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        """The low-level server's logging/setLevel handler."""
+        key = session_of(ctx)
+        self._levels[key] = _LEVELS.index(params.level)
+        self._levels.move_to_end(key)
+        if len(self._levels) > 10_000:
+            self._levels.popitem(last=False)
+        return types.EmptyResult()
+
+    def for_request(self, ctx: Any) -> Log | None:
+        """How to notify within this request (None: it wants no log messages)."""
+        session = getattr(ctx, "session", None)
+        if session is None:
+            return None
+        modern = str(getattr(ctx, "protocol_version", "") or "") >= _MODERN
+        threshold = None if modern else self._levels.get(session_of(ctx))
+        if not modern and threshold is None:
+            return None
+
+        async def send(level: str, data: Mapping[str, Any]) -> None:
+            if threshold is None or _LEVELS.index(level) >= threshold:
+                with warnings.catch_warnings():  # the warning comes when the coroutine is made
+                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                    sending = session.send_log_message(
+                        level, dict(data), LOGGER_NAME, related_request_id=ctx.request_id
+                    )
+                await sending
+
+        return send
+
+
+def session_of(ctx: Any) -> str | None:
+    """The MCP session id over HTTP (None when stateless), "stdio" without an HTTP request."""
+    request = getattr(ctx, "request", None)
+    if request is None:
+        return "stdio"
+    found = getattr(ctx, "session_id", None) or request.headers.get("mcp-session-id")
+    return str(found) if found else None
