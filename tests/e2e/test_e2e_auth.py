@@ -144,7 +144,7 @@ def test_allow_unauthenticated_lets_it_bind(petstore: Generated, tmp_path: Path)
     """Servers here listen on 127.0.0.1 only: 192.0.2.1 (TEST-NET-1, never this machine's) passes the
     check and then fails to bind, which the refusal above would have prevented."""
     env = minimal_env({"PETSTORE_BASE_URL": "http://127.0.0.1:9"})
-    argv = [
+    argv: list[str | Path] = [
         petstore.command,
         "--transport",
         "http",
