@@ -202,10 +202,54 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             "true: list the chosen toolsets' tools plus list_toolsets and enable_toolsets;"
             " --dynamic-toolsets overrides it",
         ),
+        *_access_variables(prefix),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))
     return found
+
+
+def _access_variables(prefix: str) -> list[Variable]:
+    """Who may call the HTTP endpoint, and whose API credentials it uses (endpoint_auth.py)."""
+    return [
+        Variable(
+            f"{prefix}_AUTH",
+            "HTTP endpoint authentication: none (the default; only on a loopback --host unless"
+            " --allow-unauthenticated), token or oauth; --auth overrides it",
+        ),
+        Variable(f"{prefix}_MCP_TOKENS", "--auth token: the accepted bearer tokens, comma-separated"),
+        Variable(f"{prefix}_OAUTH_ISSUER", "--auth oauth: the authorization server's issuer URL (required)"),
+        Variable(
+            f"{prefix}_OAUTH_JWKS_URL",
+            "--auth oauth: its JWKS URL (default: jwks_uri of the issuer's RFC 8414, then OpenID metadata)",
+        ),
+        Variable(
+            f"{prefix}_RESOURCE_URL",
+            "--auth oauth: the public URL of /mcp (default http://HOST:PORT/mcp); the tokens' audience",
+        ),
+        Variable(
+            f"{prefix}_OAUTH_AUDIENCE",
+            "--auth oauth: the audience tokens must have (default: the resource URL)",
+        ),
+        Variable(
+            f"{prefix}_OAUTH_READ_SCOPE",
+            "--auth oauth: the scope that allows the read-only tools (default mcp:read)",
+        ),
+        Variable(
+            f"{prefix}_OAUTH_WRITE_SCOPE",
+            "--auth oauth: the scope that allows every tool (default mcp:write; it includes reading)",
+        ),
+        Variable(
+            f"{prefix}_CREDENTIALS",
+            "env (the default: the credential variables below) or from-request (HTTP only: each MCP"
+            " request's own API credential, in the header below); --credentials overrides it",
+        ),
+        Variable(
+            f"{prefix}_CREDENTIALS_HEADER",
+            "from-request: the header carrying the caller's API credential"
+            " (default X-Upstream-Authorization)",
+        ),
+    ]
 
 
 _ROLE_MEANING = {

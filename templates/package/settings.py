@@ -20,9 +20,11 @@ import anyio
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    from endpoint_auth import CredentialSource, EndpointAuth  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import responses as res
     from . import serialize as ser
+    from .endpoint_auth import CredentialSource, EndpointAuth
 
 TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an RFC 9110 token: header names, methods
 
@@ -50,6 +52,8 @@ class Settings:
     client_key: str | None = None
     narrowing: Narrowing = field(default_factory=lambda: Narrowing())
     discovery: Discovery = field(default_factory=lambda: Discovery())
+    endpoint_auth: EndpointAuth = field(default_factory=lambda: EndpointAuth())  # --auth
+    credential_source: CredentialSource = field(default_factory=lambda: CredentialSource())
 
     def base_url_for(self, own_base_url: str | None) -> str:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
@@ -74,6 +78,11 @@ class Settings:
         def get(suffix: str) -> str | None:
             return env.get(f"{prefix}_{suffix}", "").strip() or None
 
+        try:
+            auth = EndpointAuth.from_env(get, prefix, flags or {})
+            source = CredentialSource.from_env(get, prefix, flags or {})
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         url = _check_base_url(base_url or get("BASE_URL") or default_base_url, prefix)
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
         chars = _number(get("MAX_RESULT_CHARS"), f"{prefix}_MAX_RESULT_CHARS", int, "characters")
@@ -91,6 +100,8 @@ class Settings:
             client_key=get("CLIENT_KEY"),
             narrowing=Narrowing.from_env(get, prefix, flags or {}),
             discovery=Discovery.from_env(get, prefix, flags or {}, default_mode),
+            endpoint_auth=auth,
+            credential_source=source,
         )
 
 
@@ -233,6 +244,27 @@ _FORM = "application/x-www-form-urlencoded"
 Post = Callable[[str, Mapping[str, str], bytes], Awaitable[res.Upstream]]  # a token request
 
 
+def secret_forms(*values: str | None) -> set[str]:
+    """The forms a secret may take in a result (as is, URL-encoded, inside a JSON string)."""
+    forms: set[str] = set()
+    for value in values:
+        if value and len(value) >= 6:
+            inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
+            forms.update({value, quote_plus(value), ser.pct(value), inside_json})
+    return forms
+
+
+def put_key(request: ser.PreparedRequest, scheme: Mapping[str, Any], what: str, key: str) -> None:
+    """An apiKey scheme's key in its header, query parameter or cookie (`what`: for messages)."""
+    wire = str(scheme.get("name"))
+    if scheme.get("in") == "header":
+        request.headers[wire] = ser.checked_header(what, key)
+    elif scheme.get("in") == "query":
+        request.query.append(f"{ser.pct(wire)}={ser.pct(key)}")
+    else:
+        request.cookies.append(f"{ser.pct(wire)}={ser.pct(key)}")
+
+
 class Credentials:
     """The schemes of one server with the values set for them, and the tokens fetched."""
 
@@ -255,10 +287,7 @@ class Credentials:
         return (value or "").strip() or None
 
     def add_secrets(self, *values: str | None) -> None:
-        for value in values:
-            if value and len(value) >= 6:
-                inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
-                self.secrets.update({value, quote_plus(value), ser.pct(value), inside_json})
+        self.secrets.update(secret_forms(*values))
 
     def scrub(self, text: str) -> str:
         """`text` with every known secret replaced by [REDACTED]."""
@@ -335,13 +364,7 @@ class Credentials:
         for name, scheme, scopes in chosen:
             env, kind, http = scheme.get("env") or {}, scheme.get("type"), str(scheme.get("scheme"))
             if kind == "apiKey":
-                key, wire = self.get(env["key"]) or "", str(scheme.get("name"))
-                if scheme.get("in") == "header":
-                    request.headers[wire] = ser.checked_header(env["key"], key)
-                elif scheme.get("in") == "query":
-                    request.query.append(f"{ser.pct(wire)}={ser.pct(key)}")
-                else:
-                    request.cookies.append(f"{ser.pct(wire)}={ser.pct(key)}")
+                put_key(request, scheme, env["key"], self.get(env["key"]) or "")
             elif kind == "http" and http.lower() == "basic":
                 pair = f"{self.get(env.get('username'))}:{self.get(env.get('password')) or ''}"
                 basic = base64.b64encode(pair.encode()).decode()

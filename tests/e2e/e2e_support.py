@@ -617,6 +617,7 @@ class HttpServer:
     env: Mapping[str, str]
     log: Path
     port: int = 0
+    args: Sequence[str] = ()  # more options after --transport http --host 127.0.0.1 --port PORT
     _process: Background | None = field(default=None, repr=False)
 
     @property
@@ -635,6 +636,7 @@ class HttpServer:
                     "127.0.0.1",
                     "--port",
                     str(self.port),
+                    *self.args,
                 ],
                 self.log,
             )

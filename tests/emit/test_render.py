@@ -43,6 +43,10 @@ RUNTIME_FILES = (
     "http_client.py",
     "wiring.py",
     "views.py",
+    "endpoint_auth.py",
+    "http_serving.py",
+    "oauth.py",
+    "request_credentials.py",
     "meta_tools.py",
     "search.py",
     "search_words.py",
@@ -100,7 +104,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 20
+    assert len(python) == 24
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -137,7 +141,7 @@ def test_pyproject_has_exactly_one_console_script_named_after_the_distribution()
 def test_pyproject_depends_on_mcp_2_httpx2_jsonschema_snowballstemmer_ijson_and_not_on_openapi2mcp() -> None:
     project = tomllib.loads(petstore().files["pyproject.toml"])["project"]
     names = [re.split(r"[<>=!~;\[ ]", dependency, maxsplit=1)[0] for dependency in project["dependencies"]]
-    assert sorted(names) == ["httpx2", "ijson", "jsonschema", "mcp", "snowballstemmer"]
+    assert sorted(names) == ["httpx2", "ijson", "jsonschema", "mcp", "pyjwt", "snowballstemmer"]
     assert "mcp>=2.3,<3" in project["dependencies"] and "ijson>=3.2.3,<4" in project["dependencies"]
 
 
@@ -224,6 +228,16 @@ def petstore_variables() -> list[str]:
         "PETSTORE_MODE",
         "PETSTORE_MAX_LIST_TOKENS",
         "PETSTORE_DYNAMIC_TOOLSETS",
+        "PETSTORE_AUTH",
+        "PETSTORE_MCP_TOKENS",
+        "PETSTORE_OAUTH_ISSUER",
+        "PETSTORE_OAUTH_JWKS_URL",
+        "PETSTORE_RESOURCE_URL",
+        "PETSTORE_OAUTH_AUDIENCE",
+        "PETSTORE_OAUTH_READ_SCOPE",
+        "PETSTORE_OAUTH_WRITE_SCOPE",
+        "PETSTORE_CREDENTIALS",
+        "PETSTORE_CREDENTIALS_HEADER",
         "PETSTORE_API_KEY_KEY",
     ]
 
@@ -266,6 +280,16 @@ ALL_SCHEME_VARIABLES = [
     "T_MODE",
     "T_MAX_LIST_TOKENS",
     "T_DYNAMIC_TOOLSETS",
+    "T_AUTH",
+    "T_MCP_TOKENS",
+    "T_OAUTH_ISSUER",
+    "T_OAUTH_JWKS_URL",
+    "T_RESOURCE_URL",
+    "T_OAUTH_AUDIENCE",
+    "T_OAUTH_READ_SCOPE",
+    "T_OAUTH_WRITE_SCOPE",
+    "T_CREDENTIALS",
+    "T_CREDENTIALS_HEADER",
     "T_KEY_KEY",
     "T_BEARER_TOKEN",
     "T_BASIC_USERNAME",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import hooks_runner, runtime, wiring
+from . import hooks_runner, http_serving, runtime, wiring
 
 SERVER_NAME = "conformance"
 SERVER_VERSION = "1.0.0"
@@ -67,8 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="list the chosen toolsets' tools and let the agent enable others"
         f" (default: ${ENV_PREFIX}_DYNAMIC_TOOLSETS)",
     )
+    http_serving.add_arguments(parser, ENV_PREFIX)
     args = parser.parse_args(argv)
     keys = ("toolsets", "tools", "exclude_tools", "read_only", "mode", "dynamic_toolsets")
+    keys += ("auth", "credentials")
     flags = {key: getattr(args, key) for key in keys}
     try:
         settings = runtime.Settings.from_env(
@@ -78,6 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             flags=flags,
             default_mode=DEFAULT_MODE,
         )
+        if problem := http_serving.start_problem(args, settings):
+            raise runtime.ConfigError(problem)
         hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
         tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)
     except runtime.ConfigError as error:
@@ -86,16 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
     server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
-        import uvicorn
-
-        from .views import NarrowedPaths
-
-        # one JSON body per answer (the tools stream nothing); DNS-rebinding protection on loopback;
-        # /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers narrow a request's tools
-        app = server.streamable_http_app(host=args.host, json_response=True)
-        uvicorn.run(
-            NarrowedPaths(app, tools.resolve), host=args.host, port=args.port, log_level="warning"
-        )
+        http_serving.serve(server, tools, args.host, args.port)
     else:
         import anyio
 

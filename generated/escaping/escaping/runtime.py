@@ -24,6 +24,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import meta_tools as mt  # type: ignore[import-not-found,unused-ignore]
+    import request_credentials as rc  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     import views  # type: ignore[import-not-found,unused-ignore]
@@ -40,6 +41,7 @@ else:
     from . import hooks_runner as run
     from . import http_client as http
     from . import meta_tools as mt
+    from . import request_credentials as rc
     from . import responses as res
     from . import serialize as ser
     from .settings import ConfigError, Credentials, Narrowing, Settings, ToolError
@@ -93,7 +95,12 @@ class ToolRuntime:
         # wiring.py sets how to tell a client its tool list changed (enable_toolsets)
         self.list_changed: Callable[[Any], Awaitable[None]] | None = None
         schemes = data.get("securitySchemes") or {}
-        self.credentials = Credentials(schemes, settings.env, settings.base_url)
+        source = settings.credential_source
+        self.credentials = (
+            rc.RequestCredentials(schemes, source.header, settings.base_url)
+            if source.mode == "from-request"
+            else Credentials(schemes, settings.env, settings.base_url)
+        )
         self.credentials.add_secrets(
             *(v for k, v in settings.headers.items() if _SENSITIVE.search(k))
         )
@@ -156,7 +163,11 @@ class ToolRuntime:
         """The request's view (an HTTP request's own: views.NarrowedPaths), else the server's."""
         scope = getattr(getattr(ctx, "request", None), "scope", None) or {}
         view = (scope.get("state") or {}).get(views.STATE_KEY)
-        return view if isinstance(view, views.View) else self.view
+        view = view if isinstance(view, views.View) else self.view
+        if view.read_only or not views.read_scope_only(scope, self.settings.endpoint_auth):
+            return view
+        read_only = {n for n in view.names if views.is_read_only(self._every[n])}
+        return self._view(frozenset(read_only), True)  # --auth oauth: a token that cannot write
 
     def _session(self, ctx: Any) -> str | None:
         """Whose enabled toolsets: the stdio connection's, an HTTP session's; None without one."""
@@ -225,7 +236,8 @@ class ToolRuntime:
                 return await self._recorded(caller, res.error_result(problems))
             result = await self._meta(ctx, view, name, arguments)
             return result if name == mt.CALL else await self._recorded(caller, result)
-        return await self.call_tool(name, arguments, view.names)
+        with rc.bound(ctx):  # --credentials from-request: this request's own
+            return await self.call_tool(name, arguments, view.names)
 
     async def _meta(
         self, ctx: Any, view: views.View, name: str, arguments: Mapping[str, Any]
@@ -241,7 +253,8 @@ class ToolRuntime:
         tool = str(arguments["name"])
         if tool not in view.names:
             return res.error_result(self._not_offered(tool, view))
-        return await self.call_tool(tool, arguments["arguments"], view.names)
+        with rc.bound(ctx):
+            return await self.call_tool(tool, arguments["arguments"], view.names)
 
     def _not_offered(self, name: str, view: views.View) -> str:
         if (tool := self._every.get(name)) is None:

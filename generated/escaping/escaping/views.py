@@ -68,10 +68,19 @@ def selected(
     chosen = {n for n in names if toolset_of.get(n, None) in sets or n not in toolset_of}
     chosen = (chosen | set(narrowing.tools)) - set(narrowing.exclude_tools)
     if narrowing.read_only:
-        chosen &= {
-            t["name"] for t in tools if (t.get("annotations") or {}).get("readOnlyHint") is True
-        }
+        chosen &= {t["name"] for t in tools if is_read_only(t)}
     return chosen
+
+
+def is_read_only(tool: Mapping[str, Any]) -> bool:
+    return (tool.get("annotations") or {}).get("readOnlyHint") is True
+
+
+def read_scope_only(scope: Mapping[str, Any], auth: Any) -> bool:
+    """Whether the request's OAuth token (the SDK's bearer middleware left its scopes in
+    `scope["auth"]`) lacks the write scope of `auth` (an endpoint_auth.EndpointAuth)."""
+    granted = getattr(scope.get("auth"), "scopes", None)
+    return auth.mode == "oauth" and granted is not None and auth.write_scope not in granted
 
 
 def _check(narrowing: Narrowing, key: str, given: tuple[str, ...], valid: list[str]) -> None:
