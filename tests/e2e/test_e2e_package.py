@@ -55,7 +55,7 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     deps = {dep.replace(" ", "") for dep in project["dependencies"]}
     assert "mcp>=2.3,<3" in deps, deps
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
-    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson"}
+    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt"}
     assert petstore.command.is_file()
 
 
