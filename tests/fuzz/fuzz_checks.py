@@ -31,12 +31,16 @@ COMMON_SETTINGS: dict[str, Any] = {
 }
 
 
+def long_run() -> bool:
+    """Whether the chosen profile asks for more examples than hypothesis's default (`long` does)."""
+    return settings().max_examples > settings.get_profile("default").max_examples
+
+
 def fuzz_settings() -> settings:
     """The chosen profile when it asks for more examples than hypothesis's default (`long`); else
     CI's small bounded run, derandomized so that CI is repeatable."""
-    chosen = settings()
-    if chosen.max_examples > settings.get_profile("default").max_examples:
-        return settings(chosen, **COMMON_SETTINGS)
+    if long_run():
+        return settings(settings(), **COMMON_SETTINGS)
     return settings(max_examples=CI_EXAMPLES, derandomize=True, **COMMON_SETTINGS)
 
 

@@ -1,4 +1,4 @@
-"""Seeded mutations of real specs: random subtrees dropped, replaced or duplicated."""
+"""Seeded mutations of real specs: random subtrees dropped, replaced, duplicated or renamed."""
 
 from __future__ import annotations
 
@@ -49,9 +49,11 @@ def mutate(document: Any, seed: int, count: int) -> Any:
         if not all_places:
             break
         container, key = rng.choice(all_places)
-        action = rng.choice(["drop", "replace", "replace", "duplicate"])
+        action = rng.choice(["drop", "replace", "replace", "duplicate", "rename"])
         if action == "drop":
             del container[key]
+        elif action == "rename" and isinstance(container, dict):  # an odd operationId, parameter, property...
+            container[rng.choice([*HOSTILE, f"{key}/{{x}}", str(key).upper()])] = container.pop(key)
         elif action == "replace":
             container[key] = replacement(rng, mutated, all_places)
         elif isinstance(container, dict):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from corpus_specs import CORPUS_MISSING, CORPUS_SPECS, corpus_present
-from fuzz_checks import check_generation, fuzz_settings, write_spec
+from fuzz_checks import check_generation, fuzz_settings, long_run, write_spec
 from hypothesis import given
 from hypothesis import strategies as st
 from mutations import mutate
@@ -17,7 +17,7 @@ from openapi_strategies import documents
 
 from openapi2mcp.load.source import load_source
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = pytest.mark.timeout(6 * 3600 if long_run() else 300)
 SMALL_SPEC_BYTES = 400_000  # mutating larger specs takes longer than it finds more
 
 
