@@ -7,7 +7,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from openapi2mcp.load.limits import (
     MAX_TEXT_BYTES,
@@ -20,9 +20,6 @@ from openapi2mcp.load.limits import (
     too_deep,
     too_long,
 )
-
-if TYPE_CHECKING:
-    import yaml
 
 JSON = Any
 _FETCH_TIMEOUT_SECONDS = 30.0
@@ -107,14 +104,15 @@ def _parse_yaml(text: str, name: str) -> JSON:
 
     from openapi2mcp.load.yaml_data import load_yaml, to_json
 
+    first_error: Exception
     try:
         return load_yaml(text)
     except yaml.YAMLError as exc:
         first_error = exc
-    except ValueError as exc:
+    except ValueError as exc:  # a scalar PyYAML cannot construct (`0b_`): YAML 1.2 may read it
         if is_number_too_long(exc):
             raise number_too_long() from None
-        raise
+        first_error = exc
     if getattr(first_error, "problem", None) == _LIBYAML_TOO_DEEP:  # ruamel would only take longer
         mark = getattr(first_error, "problem_mark", None)
         raise too_deep(_LIBYAML_MAX_DEPTH, mark.line + 1 if mark else None, at_least=True)
@@ -123,7 +121,7 @@ def _parse_yaml(text: str, name: str) -> JSON:
         escaped = _DISALLOWED.sub(_escaped, text)
         try:
             return load_yaml(escaped)  # JSON-ready already
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):
             data = _parse_yaml_1_2(escaped)
     if data is None:
         where, problem = _yaml_position(first_error), _yaml_problem(first_error)
@@ -156,14 +154,14 @@ def _parse_yaml_1_2(text: str) -> JSON | None:
         return None
 
 
-def _yaml_position(exc: yaml.YAMLError) -> str:
+def _yaml_position(exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None)
     if mark is None:
         return ""
     return f"{mark.line + 1}:{mark.column + 1}:"
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: Exception) -> str:
     problem = getattr(exc, "problem", None)
     return str(problem) if problem else str(exc).splitlines()[0]
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mutations import mutate
 from openapi_strategies import documents
 
-from openapi2mcp.load.source import load_source
+from openapi2mcp.load.source import LoadError, load_source, parse_text
 
 pytestmark = pytest.mark.timeout(6 * 3600 if long_run() else 300)
 SMALL_SPEC_BYTES = 400_000  # mutating larger specs takes longer than it finds more
@@ -52,3 +52,40 @@ def test_mutated_corpus_specs(data: st.DataObject, seed: int, count: int) -> Non
     document = mutate(loaded(path), seed, count)
     with tempfile.TemporaryDirectory() as folder:
         check_generation(write_spec(Path(folder), document, "json"), Path(folder) / "out")
+
+
+YAML_PIECES = [*":-[]{},&*!<>|'\"#?%@` \n\t\\.0123456789abxe+~=_", "!!map ", "!!str ", "!!binary ", "!!set "]
+YAML_PIECES += [
+    "<<: ",
+    "&a ",
+    "*a",
+    "---\n",
+    "...\n",
+    "\x00",
+    "\x85",
+    "\u2028",
+    "\ufeff",
+    "0b_",
+    "0x",
+    "2001-01-01",
+]
+YAML_PIECES += [
+    ".inf",
+    "!!python/object/apply:os.system ",
+    "%YAML 1.2\n",
+    "? ",
+    "openapi: 3.0.3\n",
+    "1" * 5000,
+]
+
+
+@fuzz_settings()
+@given(
+    text=st.lists(st.sampled_from(YAML_PIECES), max_size=40).map("".join),
+    name=st.sampled_from(["a.yaml", "a.json"]),
+)
+def test_made_up_text_is_data_or_a_load_error(text: str, name: str) -> None:
+    try:
+        parse_text(text, name)
+    except LoadError as error:
+        assert str(error).startswith(name)

@@ -105,3 +105,4 @@ def test_a_file_past_the_text_limit_is_not_parsed(monkeypatch: pytest.MonkeyPatc
 def test_a_number_python_will_not_convert_is_a_load_error(name: str, text: str) -> None:
     with pytest.raises(LoadError, match=r": a number has more than 4,300 digits, Python's limit$"):
         parse_text(text % ("0" * 5000), name)
+
