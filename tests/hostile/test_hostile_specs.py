@@ -40,6 +40,13 @@ def test_a_billion_laughs_is_refused_quickly(tmp_path: Path, first: str, line: i
     assert outcome.seconds < 5  # about 0.3 s over the CLI's start-up
 
 
+def test_an_alias_bomb_in_an_overlay_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "overlay.yaml").write_text(laughs(9).replace("openapi: 3.0.3", "overlay: 1.0.0"))
+    spec_path = write_json(tmp_path / "spec.json", spec({"/x": {"get": operation("x")}}))
+    outcome = generate(spec_path, tmp_path, "--overlay", "overlay.yaml")
+    refused(outcome, "overlay overlay.yaml:8: alias expansion would build more than 1,000,000 nodes")
+
+
 def test_an_alias_bomb_in_a_referenced_file_is_a_diagnostic(tmp_path: Path) -> None:
     (tmp_path / "bomb.yaml").write_text(laughs(9).replace("openapi: 3.0.3\n", "Thing: {type: string}\n"))
     body = {"content": {"application/json": {"schema": {"$ref": "bomb.yaml#/Thing"}}}}
@@ -154,7 +161,7 @@ def test_references_outside_the_ref_root_are_never_read(tmp_path: Path, outside:
     assert written(outcome) == f"1 tools written ({len(refs)} errors reported)"
 
 
-def test_an_overlay_or_ref_root_does_not_widen_what_is_read(tmp_path: Path, outside: Path) -> None:
+def test_a_ref_root_does_not_widen_what_is_read_beyond_it(tmp_path: Path, outside: Path) -> None:
     (tmp_path / "root" / "sub").mkdir()
     ref = {"$ref": "../../outside/secret.json#/Secret"}
     paths = {"/x": {"post": operation("x", requestBody={"content": {"application/json": {"schema": ref}}})}}
