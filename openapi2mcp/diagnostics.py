@@ -24,7 +24,16 @@ class Diagnostic:
     message: str
 
     def render(self) -> str:
-        return f"{self.level.value}: {self.pointer}: {self.message}"
+        """One line: control characters and line separators of the spec shown escaped (`\\x1b`)."""
+        return f"{self.level.value}: {self.pointer}: {self.message}".translate(_VISIBLE)
+
+
+# C0 and C1 controls, DEL, U+2028 and U+2029: a spec's text must not move a terminal's cursor or
+# start a new line in a diagnostic
+_VISIBLE = {
+    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)
+}
 
 
 class SpecError(Exception):

@@ -439,7 +439,7 @@ def _nested_spec(levels: int) -> str:
 def test_a_spec_nested_hundreds_of_levels_deep_exits_2_without_a_traceback(tmp_path: Path) -> None:
     (tmp_path / "deep.json").write_text(_nested_spec(400), encoding="utf-8")
     result = run_process("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
-    assert_clean_failure(result, "deep.json: the spec is nested too deeply to be processed")
+    assert_clean_failure(result, "deep.json: nested 257 levels deep, more than the limit of 256")
     assert not (tmp_path / "out").exists()
 
 

@@ -1,14 +1,25 @@
-"""Load a spec document (path or http(s) URL, YAML or JSON) into plain JSON-compatible data."""
+"""Load a spec document (path or http(s) URL, YAML or JSON) into plain JSON-compatible data, within
+the limits of `limits.py` (a document past one is a `LoadError` naming the limit)."""
 
 from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    import yaml
+from openapi2mcp.load.limits import (
+    MAX_TEXT_BYTES,
+    LimitError,
+    check_data,
+    check_json,
+    check_text,
+    is_number_too_long,
+    number_too_long,
+    too_deep,
+    too_long,
+)
 
 JSON = Any
 _FETCH_TIMEOUT_SECONDS = 30.0
@@ -29,9 +40,12 @@ def load_source(source: str) -> tuple[JSON, str]:
         return parse_text(_fetch(source), source), source
     path = Path(source)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_TEXT_BYTES + 1)
     except OSError as exc:
         raise LoadError(f"{source}: cannot read the file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_TEXT_BYTES:
+        raise LoadError(f"{source}: {too_long(path.stat().st_size, 'bytes').message}")
     return parse_text(_decode(raw, source), source), source
 
 
@@ -56,14 +70,31 @@ def _decode(raw: bytes, name: str) -> str:
 
 def parse_text(text: str, name: str) -> JSON:
     """Parse JSON or YAML text; YAML that PyYAML rejects is retried with a YAML 1.2 parser."""
+    try:
+        check_text(text)
+        return _parse(text, name)
+    except LimitError as exc:
+        where = f"{name}:{exc.line}" if exc.line is not None else name
+        raise LoadError(f"{where}: {exc.message}") from None
+
+
+def _parse(text: str, name: str) -> JSON:
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
         try:
             data = json.loads(text)
-            return _without_lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else data
         except json.JSONDecodeError as exc:
             if not name.lower().endswith((".yaml", ".yml")):
                 raise LoadError(f"{name}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        except ValueError as exc:
+            if is_number_too_long(exc):
+                raise number_too_long() from None
+            raise
+        except RecursionError:  # the C decoder stops at Python's recursion limit, well past MAX_DEPTH
+            raise too_deep(sys.getrecursionlimit(), at_least=True) from None
+        else:
+            check_json(data, text)
+            return _without_lone_surrogates(data) if _SURROGATE_ESCAPE.search(text) else data
     return _parse_yaml(text, name)
 
 
@@ -73,22 +104,34 @@ def _parse_yaml(text: str, name: str) -> JSON:
 
     from openapi2mcp.load.yaml_data import load_yaml, to_json
 
+    first_error: Exception
     try:
         return load_yaml(text)
     except yaml.YAMLError as exc:
         first_error = exc
+    except ValueError as exc:  # a scalar PyYAML cannot construct (`0b_`): YAML 1.2 may read it
+        if is_number_too_long(exc):
+            raise number_too_long() from None
+        first_error = exc
+    if getattr(first_error, "problem", None) == _LIBYAML_TOO_DEEP:  # ruamel would only take longer
+        mark = getattr(first_error, "problem_mark", None)
+        raise too_deep(_LIBYAML_MAX_DEPTH, mark.line + 1 if mark else None, at_least=True)
     data = _parse_yaml_1_2(text)
     if data is None and _DISALLOWED.search(text):
         escaped = _DISALLOWED.sub(_escaped, text)
         try:
             return load_yaml(escaped)  # JSON-ready already
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):
             data = _parse_yaml_1_2(escaped)
     if data is None:
         where, problem = _yaml_position(first_error), _yaml_problem(first_error)
         raise LoadError(f"{name}:{where} invalid YAML: {problem}")
+    check_data(data)  # before `to_json` copies what aliases share
     return to_json(data)
 
+
+_LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's own limit, past ours
+_LIBYAML_MAX_DEPTH = 1000
 
 # Control characters YAML forbids in a stream but JSON strings allow (vendors' YAML has them).
 _DISALLOWED = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
@@ -111,14 +154,14 @@ def _parse_yaml_1_2(text: str) -> JSON | None:
         return None
 
 
-def _yaml_position(exc: yaml.YAMLError) -> str:
+def _yaml_position(exc: Exception) -> str:
     mark = getattr(exc, "problem_mark", None)
     if mark is None:
         return ""
     return f"{mark.line + 1}:{mark.column + 1}:"
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: Exception) -> str:
     problem = getattr(exc, "problem", None)
     return str(problem) if problem else str(exc).splitlines()[0]
 

@@ -6,6 +6,10 @@ built straight from libyaml's parse events instead, with the same resolvers and 
 the text uses only untagged mappings, sequences and scalars (anchors and aliases included), as
 specs do. Anything else (a tag other than `!!str`, a merge key `<<`, several documents, a parse
 error) is left to PyYAML's own loader, so the result and every error stay exactly PyYAML's.
+
+Both ways keep to the limits of `limits.py`: the events are counted as the data is built (an alias
+counts the size of what it repeats, checked before it is copied), and PyYAML's data is measured
+before `to_json` copies what its aliases share. A limit crossed raises `LimitError`.
 """
 
 from __future__ import annotations
@@ -29,6 +33,19 @@ from yaml.events import (
     StreamStartEvent,
 )
 from yaml.nodes import ScalarNode
+
+from openapi2mcp.load.limits import (
+    MAX_ALIAS_NODES,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_SCALAR_CHARS,
+    Size,
+    check_data,
+    too_deep,
+    too_many_alias_nodes,
+    too_many_chars,
+    too_many_nodes,
+)
 
 JSON = Any
 
@@ -61,7 +78,6 @@ _NODES = (ScalarEvent, MappingStartEvent, SequenceStartEvent)
 _OPEN = object()  # an anchored mapping or sequence whose end is not read yet
 _ELSEWHERE = object()  # a plain scalar that only PyYAML's loader reads the same way (`<<`, `0b_`)
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()  # its scalar constructors keep no state
-_MAX_DEPTH = 100  # deeper (no real spec is) goes to PyYAML, which may reach Python's recursion limit
 
 
 class _Unsupported(Exception):
@@ -69,21 +85,27 @@ class _Unsupported(Exception):
 
 
 def load_yaml(text: str) -> JSON:
-    """`to_json(yaml.load(text, Loader=StringDateLoader))`: the same data or the same exception."""
+    """`to_json(yaml.load(text, Loader=StringDateLoader))`: the same data or the same exception;
+    `LimitError` for a document past a limit of `limits.py`."""
     if _EventParser is not None:
         try:
             return _EventBuilder(_EventParser(text)).document()
         except (_Unsupported, yaml.YAMLError):
             pass  # PyYAML's loader reads it again: the same data, or the same error
-    return to_json(yaml.load(text, Loader=StringDateLoader))
+    data = yaml.load(text, Loader=StringDateLoader)
+    check_data(data)  # before `to_json` copies what aliases share
+    return to_json(data)
 
 
 class _EventBuilder:
-    """One document's data from a libyaml parser's events."""
+    """One document's data from a libyaml parser's events, counted against the limits."""
 
     def __init__(self, parser: Any) -> None:
         self._next = parser.get_event
         self._anchors: dict[str, Any] = {}
+        self._sizes: dict[str, Size] = {}  # an anchored node's nodes, characters and levels
+        self._nodes = self._chars = self._alias_nodes = 0
+        self._reach = 0  # the deepest level of mappings and sequences built so far
 
     def document(self) -> JSON:
         if type(self._next()) is not StreamStartEvent or type(self._next()) is not DocumentStartEvent:
@@ -99,24 +121,51 @@ class _EventBuilder:
             target = self._anchors.get(event.anchor, _OPEN)
             if target is _OPEN:
                 raise _Unsupported  # undefined, or a recursive alias
+            self._repeat(self._sizes[event.anchor], depth, event)
             return to_json(target)  # each occurrence its own copy, as `to_json` made them
         if kind not in _NODES:
             raise _Unsupported
-        if depth > _MAX_DEPTH or event.anchor in self._anchors:
+        if event.anchor in self._anchors:
             raise _Unsupported  # a duplicate anchor is PyYAML's error
         if event.tag not in _UNTAGGED and not (kind is ScalarEvent and event.tag == _STR):
             raise _Unsupported
-        if event.anchor is not None:
-            self._anchors[event.anchor] = _OPEN
+        anchor = event.anchor
+        if anchor is not None:
+            self._anchors[anchor] = _OPEN
+            start, reach = (self._nodes, self._chars), self._reach
+            self._reach = depth
+        self._nodes += 1
+        if self._nodes > MAX_NODES:
+            raise too_many_nodes(event.start_mark.line + 1)
         if kind is ScalarEvent:
             value = self._scalar(event)
-        elif kind is MappingStartEvent:
-            value = self._mapping(depth + 1)
         else:
-            value = self._sequence(depth + 1)
-        if event.anchor is not None:
-            self._anchors[event.anchor] = value
+            if depth >= MAX_DEPTH:
+                raise too_deep(depth + 1, event.start_mark.line + 1)
+            self._reach = max(self._reach, depth + 1)
+            value = self._mapping(depth + 1) if kind is MappingStartEvent else self._sequence(depth + 1)
+        if anchor is not None:
+            self._anchors[anchor] = value
+            self._sizes[anchor] = (self._nodes - start[0], self._chars - start[1], self._reach - depth)
+            self._reach = max(self._reach, reach)
         return value
+
+    def _repeat(self, size: Size, depth: int, event: Any) -> None:
+        """Count what an alias repeats, before it is copied."""
+        nodes, chars, levels = size
+        line = event.start_mark.line + 1
+        if depth + levels > MAX_DEPTH:
+            raise too_deep(depth + levels, line)
+        self._alias_nodes += nodes
+        if self._alias_nodes > MAX_ALIAS_NODES:
+            raise too_many_alias_nodes(line)
+        self._nodes += nodes
+        self._chars += chars
+        self._reach = max(self._reach, depth + levels)
+        if self._nodes > MAX_NODES:
+            raise too_many_nodes(line)
+        if self._chars > MAX_SCALAR_CHARS:
+            raise too_many_chars(line)
 
     def _mapping(self, depth: int) -> dict[str, JSON]:
         """Keys as PyYAML's dict has them (`1` and `1.0` are one key), then made strings."""
@@ -137,6 +186,9 @@ class _EventBuilder:
         return sequence
 
     def _scalar(self, event: Any) -> JSON:
+        self._chars += len(event.value)
+        if self._chars > MAX_SCALAR_CHARS:
+            raise too_many_chars(event.start_mark.line + 1)
         if not event.implicit[0]:  # quoted, a block scalar, or tagged `!` or `!!str`: a string
             return event.value
         value = _plain(event.value)

@@ -83,3 +83,11 @@ def test_an_equals_sign_value_is_a_string_not_yaml_1_1s_value_key():
 def test_control_characters_yaml_forbids_are_kept_inside_double_quoted_strings():
     text = 'city: "a\x9fb"\nzip: "\x01"\n'
     assert parse_text(text, "x.yaml") == {"city": "a\x9fb", "zip": "\x01"}
+
+
+@pytest.mark.parametrize("text", ["0b_", "openapi: 3.0.3\nx: 0b_\n", "x: [1, 0x_]\n"])
+def test_a_scalar_pyyaml_cannot_construct_is_a_load_error(text: str) -> None:
+    """Found by the fuzzer (tests/fuzz): PyYAML's constructor raised a ValueError, which was exit 3."""
+    problem = r"invalid literal for int\(\) with base (2|16): ''"
+    with pytest.raises(LoadError, match=rf"^b\.yaml: invalid YAML: {problem}$"):
+        parse_text(text, "b.yaml")
