@@ -334,10 +334,6 @@ class Sender:
                         limit = (
                             f"{self.settings.timeout:g} s timeout ({self.settings.prefix}_TIMEOUT)"
                         )
-                        source = "backoff" if told is None else "Retry-After"
-                        limit = (
-                            f"{self.settings.timeout:g} s timeout ({self.settings.prefix}_TIMEOUT)"
-                        )
                         record.note = (
                             f"Not retried: waiting {wait:.3g} s ({source}) would pass the {limit}."
                         )

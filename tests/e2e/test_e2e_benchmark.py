@@ -1,7 +1,10 @@
 """The smoke-sized benchmark (issues 6 and 14) as CI runs it: every target of the results table on
 cloudflare but the generation curve's (smoke mode skips the curve) and FastMCP's (not compared), timings
 with report.SMOKE_SLACK of slack (a gross regression fails, the noise of a shared machine does not), sizes
-and memory as they are. The full benchmark is `bash benchmarks/run` (benchmarks/README.md)."""
+and memory as they are. Marked `benchmark`: CI runs it alone, after the parallel pass (beside another
+test worker on 2 cores, its timings measure the other worker). The full benchmark is
+`bash benchmarks/run` (benchmarks/README.md).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import sys
 import pytest
 from corpus_specs import CORPUS_MISSING, CORPUS_SPECS, REPO
 
-pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.benchmark, pytest.mark.timeout(900)]
 
 
 @pytest.mark.skipif(not (CORPUS_SPECS / "cloudflare.json").exists(), reason=CORPUS_MISSING)

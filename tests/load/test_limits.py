@@ -50,7 +50,12 @@ def test_an_alias_inside_its_own_anchor_is_refused(text: str) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "where"),
     [
-        ("deep.yaml", "a: 1\nx: " + "[" * 20_000 + "]" * 20_000 + "\n", "deep.yaml:2: nested at least 1,000"),
+        # which stops first, libyaml's scanner (its own limit, 1,000) or our count, depends on the build
+        (
+            "deep.yaml",
+            "a: 1\nx: " + "[" * 20_000 + "]" * 20_000 + "\n",
+            "deep.yaml:2: nested (at least 1,000|257)",
+        ),
         ("deep.yaml", "a: 1\nx: " + "{a: " * 20_000 + "1" + "}" * 20_000 + "\n", "deep.yaml:2: nested 257"),
         ("deep.yaml", "x:\n" + "".join(f"{' ' * i}- \n" for i in range(0, 300)), "deep.yaml:257: nested 257"),
         ("deep.json", '{"x": ' + "[" * 20_000 + "]" * 20_000 + "}", "deep.json: nested at least"),
@@ -105,4 +110,3 @@ def test_a_file_past_the_text_limit_is_not_parsed(monkeypatch: pytest.MonkeyPatc
 def test_a_number_python_will_not_convert_is_a_load_error(name: str, text: str) -> None:
     with pytest.raises(LoadError, match=r": a number has more than 4,300 digits, Python's limit$"):
         parse_text(text % ("0" * 5000), name)
-

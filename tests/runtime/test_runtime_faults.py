@@ -285,6 +285,26 @@ async def test_log_messages_follow_the_level_the_client_set(
     assert received[2].data["status"] == 500
 
 
+async def test_from_2026_07_28_each_request_opts_in_to_log_messages(
+    make_runtime: Make, faults: FaultUpstream
+) -> None:
+    received: list[Any] = []
+
+    async def collect(params: Any) -> None:
+        received.append(params)
+
+    tools = await faulty(make_runtime, faults, "status:503")
+    async with mcp.Client(mcp_server(tools), logging_callback=collect) as client:
+        await client.call_tool("getThing", {})
+        assert received == []  # the request did not ask: nothing is sent
+        faults.script("status:503")
+        await client.call_tool("getThing", {}, meta={mcp.types.LOG_LEVEL_META_KEY: "warning"})
+        faults.script("status:503")
+        await client.call_tool("getThing", {}, meta={mcp.types.LOG_LEVEL_META_KEY: "info"})
+    assert [m.level for m in received] == ["warning", "warning", "info"]
+    assert received[2].data["outcome"] == "ok" and received[2].data["attempts"] == 2
+
+
 async def test_the_audit_log_can_go_to_stderr(
     make_runtime: Make, faults: FaultUpstream, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -44,7 +44,7 @@ class Record:
     status: int | None = None  # the last answer's status
     note: str = ""  # why a retry was not made (added to the result's text)
     started: float = field(default_factory=time.monotonic)
-    time: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    wall: float = field(default_factory=time.time)  # when it began (formatted only when written)
 
     def child(self, tool: str) -> Record:
         """A call made within this one (a hook's call_tool): same session and log."""
@@ -52,7 +52,7 @@ class Record:
 
     def line(self, outcome: str) -> dict[str, Any]:
         return {
-            "time": self.time,
+            "time": datetime.fromtimestamp(self.wall, UTC).isoformat(),
             "session": self.session,
             "tool": self.tool,
             "status": self.status,
@@ -60,6 +60,11 @@ class Record:
             "duration_ms": round((time.monotonic() - self.started) * 1000, 1),
             "outcome": outcome,
         }
+
+    @property
+    def heard(self) -> bool:
+        """Whether its client wants log notifications."""
+        return self.log is not None
 
     async def notify(self, level: str, data: Mapping[str, Any]) -> None:
         if self.log is not None:
@@ -90,6 +95,10 @@ class AuditLog:
         except OSError as error:
             raise ConfigError(f"{prefix}_AUDIT_LOG: cannot open {where!r} ({error})") from None
 
+    @property
+    def on(self) -> bool:
+        return self._file is not None
+
     def write(self, line: Mapping[str, Any], scrub: Callable[[str], str]) -> None:
         if self._file is None:
             return
@@ -107,7 +116,7 @@ class AuditLog:
 class McpLog:
     """MCP logging notifications, on the request's own stream. Before 2026-07-28 a client sets a
     level with logging/setLevel (per stdio connection or HTTP session; none set: nothing is sent);
-    from 2026-07-28 on, each request opts in through its _meta and the SDK filters."""
+    from 2026-07-28 on, each request opts in through the reserved _meta key (LOG_LEVEL_META_KEY)."""
 
     def __init__(self) -> None:
         self._levels: OrderedDict[str | None, int] = OrderedDict()
@@ -126,13 +135,16 @@ class McpLog:
         session = getattr(ctx, "session", None)
         if session is None:
             return None
-        modern = str(getattr(ctx, "protocol_version", "") or "") >= _MODERN
-        threshold = None if modern else self._levels.get(session_of(ctx))
-        if not modern and threshold is None:
+        if str(getattr(ctx, "protocol_version", "") or "") >= _MODERN:
+            asked = (getattr(ctx, "meta", None) or {}).get(types.LOG_LEVEL_META_KEY)
+            threshold = _LEVELS.index(asked) if asked in _LEVELS else None
+        else:
+            threshold = self._levels.get(session_of(ctx))
+        if threshold is None:
             return None
 
         async def send(level: str, data: Mapping[str, Any]) -> None:
-            if threshold is None or _LEVELS.index(level) >= threshold:
+            if _LEVELS.index(level) >= threshold:
                 with warnings.catch_warnings():  # the warning comes when the coroutine is made
                     warnings.simplefilter("ignore", MCPDeprecationWarning)
                     sending = session.send_log_message(

@@ -336,10 +336,13 @@ class ToolRuntime:
             blocks = [types.TextContent(text=" ".join([*notes, record.note]).strip())]
             content = [*result.content, *blocks] if notes or record.note else result.content
             result = result.model_copy(update={"meta": meta, "content": content})
+        if not (self.audit_log.on or record.heard):
+            return result
         line = record.line(audit.outcome(result, attempts))
         self.audit_log.write(line, self.credentials.scrub)
-        level = "info" if line["outcome"] == "ok" else "error"
-        await record.notify(level, self.credentials.scrub_json(line))
+        if record.heard:
+            level = "info" if line["outcome"] == "ok" else "error"
+            await record.notify(level, self.credentials.scrub_json(line))
         return result
 
     def _log_failure(self, what: str, error: BaseException) -> None:
