@@ -16,20 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
-    from endpoint_auth import CREDENTIAL_KEY  # type: ignore[import-not-found,unused-ignore]
-    from settings import (  # type: ignore[import-not-found,unused-ignore]
+    from credentials import (  # type: ignore[import-not-found,unused-ignore]
         Chosen,
         Credentials,
         Key,
         Post,
-        ToolError,
         put_key,
         secret_forms,
     )
+    from endpoint_auth import CREDENTIAL_KEY  # type: ignore[import-not-found,unused-ignore]
+    from settings import ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import serialize as ser
+    from .credentials import Chosen, Credentials, Key, Post, put_key, secret_forms
     from .endpoint_auth import CREDENTIAL_KEY
-    from .settings import Chosen, Credentials, Key, Post, ToolError, put_key, secret_forms
+    from .settings import ToolError
 
 
 @dataclass(frozen=True)

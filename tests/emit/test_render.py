@@ -36,11 +36,14 @@ RUNTIME_FILES = (
     "trim_values.py",
     "json_prefix.py",
     "settings.py",
+    "credentials.py",
     "hooks_api.py",
     "hooks_runner.py",
     "resilience.py",
     "audit.py",
     "http_client.py",
+    "http_exchange.py",
+    "validation.py",
     "wiring.py",
     "views.py",
     "endpoint_auth.py",
@@ -104,7 +107,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 24
+    assert len(python) == 27
     for path, text in python.items():
         compile(text, path, "exec")
 

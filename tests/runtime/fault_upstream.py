@@ -32,6 +32,7 @@ class FaultUpstream:
         self.in_flight = self.most_in_flight = 0
         self.port = 0
         self._loop = asyncio.new_event_loop()
+        self._server: asyncio.Server | None = None
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -51,16 +52,26 @@ class FaultUpstream:
         return self
 
     def stop(self) -> None:
+        """Open connections are cancelled and the loop closed (no coroutine left for the GC)."""
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        others = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
         server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
-        self.port = server.sockets[0].getsockname()[1]
+        self._server, self.port = server, server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
-        server.close()
+        self._loop.close()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

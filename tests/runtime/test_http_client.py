@@ -1,4 +1,4 @@
-"""The runtime's sending path on httpx2 (templates/package/http_client.py): one httpx2.AsyncClient made
+"""The runtime's sending path on httpx2 (templates/package/http_exchange.py): one httpx2.AsyncClient made
 from `client_options`, the body decoded in bounded pieces and capped, httpx2's errors mapped to short
 messages. Real sockets on 127.0.0.1: the recording upstream of the end-to-end tests, and a scripted
 asyncio server for framing, pooling and failures. TLS, proxies, the environment and the client hook:
@@ -27,7 +27,7 @@ from .conftest import closed_port, template_module
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-hc = template_module("http_client")
+hc = template_module("http_exchange")
 CAP, DRAIN = 1_000_000, 64 * 1024 * 1024
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 

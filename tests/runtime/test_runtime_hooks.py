@@ -568,7 +568,7 @@ async def test_the_starter_hooks_py_examples_work_once_uncommented(
     hooks = load(name)
     assert [hook.kind for hook in hooks.hooks] == ["before_request", "after_result", "http_client"]
     assert list(hooks.tools) == ["echo"]
-    client_options = template_module("http_client").client_options(True)
+    client_options = template_module("http_exchange").client_options(True)
     hooks.client_hooks()[0].function(client_options)
     async with httpx2.AsyncClient(**client_options) as client:
         assert (await client.get(upstream.url + "/x")).status_code == 200

@@ -1,16 +1,18 @@
 """Retries, limits and the audit log's settings: `Resilience.from_env` reads them (the package
-README lists the variables); `Limits` holds the in-flight slots and the request rate; `Retry`
-decides, after one attempt, whether and how long to wait before the next, within the deadline."""
+README lists the variables) and decide which calls are retried; `Limits` holds the in-flight
+slots and the request rate; `backoff` and `retry_after` say how long to wait before the next
+attempt (http_client.py's retry loop keeps within the deadline)."""
 
 from __future__ import annotations
 
 import asyncio
 import math
 import random
-from collections.abc import AsyncIterator, Mapping
+import uuid
+from collections.abc import AsyncIterator, Mapping, MutableMapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
@@ -18,6 +20,7 @@ else:
     from .settings import TOKEN, ConfigError
 
 RETRIED_STATUSES = frozenset({429, 502, 503, 504})
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})  # without annotations
 BACKOFF_FIRST = 0.5  # seconds: the first wait's upper bound (full jitter: uniform from 0)
 BACKOFF_MAX = 8.0
 
@@ -62,6 +65,17 @@ class Resilience:
         HEAD, OPTIONS, PUT, DELETE unless the spec says otherwise), or any with an Idempotency-Key.
         """
         return self.retries > 0 and (idempotent or self.idempotency_key is not None)
+
+    def prepare(
+        self, method: str, headers: MutableMapping[str, str], annotations: Mapping[str, Any]
+    ) -> bool:
+        """Whether the call may be sent again; a non-idempotent one gets a fresh
+        PREFIX_IDEMPOTENCY_KEY header (the same on each attempt), unless an argument set it."""
+        idempotent = annotations.get("idempotentHint", method in IDEMPOTENT) is True
+        key = self.idempotency_key
+        if key and not idempotent and key.lower() not in map(str.lower, headers):
+            headers[key] = str(uuid.uuid4())
+        return self.retried(idempotent)
 
 
 def _whole(raw: str | None, name: str, low: int, high: int) -> int | None:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import mcp.types as types
 from mcp.shared.exceptions import MCPDeprecationWarning
@@ -79,6 +79,36 @@ def outcome(result: types.CallToolResult, attempts: int) -> str:
     if not result.is_error:
         return "ok"
     return "error" if attempts else "refused"
+
+
+class Scrubber(Protocol):
+    """What replaces known secrets (credentials.py's Credentials)."""
+
+    def scrub(self, text: str) -> str: ...
+
+    def scrub_json(self, value: Any) -> Any: ...
+
+
+async def finished(
+    record: Record, result: types.CallToolResult, log: AuditLog, secrets: Scrubber
+) -> types.CallToolResult:
+    """The result with its attempts (`_meta`, and a note when > 1), written to the audit log and
+    sent as a log notification (each only when someone reads it)."""
+    attempts = record.attempts
+    if attempts:
+        meta = {**(result.meta or {}), ATTEMPTS_KEY: attempts}
+        notes = [f"The API was tried {attempts} times."] if attempts > 1 else []
+        blocks = [types.TextContent(text=" ".join([*notes, record.note]).strip())]
+        content = [*result.content, *blocks] if notes or record.note else result.content
+        result = result.model_copy(update={"meta": meta, "content": content})
+    if not (log.on or record.heard):
+        return result
+    line = record.line(outcome(result, attempts))
+    log.write(line, secrets.scrub)
+    if record.heard:
+        level = "info" if line["outcome"] == "ok" else "error"
+        await record.notify(level, secrets.scrub_json(line))
+    return result
 
 
 class AuditLog:

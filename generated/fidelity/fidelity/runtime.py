@@ -7,7 +7,6 @@ import logging
 import os
 import re
 import traceback
-import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import replace
@@ -27,16 +26,12 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import request_credentials as rc  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
+    import validation  # type: ignore[import-not-found,unused-ignore]
     import views  # type: ignore[import-not-found,unused-ignore]
-    from settings import (  # type: ignore[import-not-found,unused-ignore]
-        ConfigError,
-        Credentials,
-        Narrowing,
-        Settings,
-        ToolError,
-    )
+    from credentials import Credentials  # type: ignore[import-not-found,unused-ignore]
+    from settings import ConfigError, Narrowing, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import audit, views
+    from . import audit, validation, views
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
@@ -44,7 +39,8 @@ else:
     from . import request_credentials as rc
     from . import responses as res
     from . import serialize as ser
-    from .settings import ConfigError, Credentials, Narrowing, Settings, ToolError
+    from .credentials import Credentials
+    from .settings import ConfigError, Narrowing, Settings, ToolError
 
 __all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
@@ -70,7 +66,6 @@ class ToolRuntime:
         self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._parsed: dict[str, ser.Route] = {}  # routes parsed on first use
         self._fits: dict[str, res.Fit] = {}  # how each tool's results are trimmed, on first use
-        self._validators: dict[tuple[str, str], Any] = {}  # compiled on first use: see _errors
         every = [*data["tools"]]
         hook_tools = run.listed_tools(self.hooks, {tool["name"] for tool in every})
         self._every = {tool["name"]: tool for tool in [*every, *hook_tools]}  # before narrowing
@@ -86,6 +81,7 @@ class ToolRuntime:
             chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
         self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
+        self.validation = validation.Validation(self._by_name)
         self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hook_tools)
         self.view = self._view(frozenset(chosen), narrowing.read_only)
         self._lists: OrderedDict[tuple[views.View, frozenset[str] | None], dict[str, Any]] = (
@@ -232,7 +228,9 @@ class ToolRuntime:
             mt.DYNAMIC if view.dynamic else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
         )
         if name in meta:
-            if problems := res.argument_problems(name, self._errors(name, "meta", arguments)):
+            if problems := res.argument_problems(
+                name, self.validation.errors(name, "meta", arguments)
+            ):
                 return await self._recorded(caller, res.error_result(problems))
             result = await self._meta(ctx, view, name, arguments)
             return result if name == mt.CALL else await self._recorded(caller, result)
@@ -327,23 +325,7 @@ class ToolRuntime:
         return self._scrubbed(result)
 
     async def _recorded(self, record: audit.Record, result: CallToolResult) -> CallToolResult:
-        """The result with its attempts (`_meta`, and a note when > 1), written to the audit log
-        and sent as a log notification."""
-        attempts = record.attempts
-        if attempts:
-            meta = {**(result.meta or {}), audit.ATTEMPTS_KEY: attempts}
-            notes = [f"The API was tried {attempts} times."] if attempts > 1 else []
-            blocks = [types.TextContent(text=" ".join([*notes, record.note]).strip())]
-            content = [*result.content, *blocks] if notes or record.note else result.content
-            result = result.model_copy(update={"meta": meta, "content": content})
-        if not (self.audit_log.on or record.heard):
-            return result
-        line = record.line(audit.outcome(result, attempts))
-        self.audit_log.write(line, self.credentials.scrub)
-        if record.heard:
-            level = "info" if line["outcome"] == "ok" else "error"
-            await record.notify(level, self.credentials.scrub_json(line))
-        return result
+        return await audit.finished(record, result, self.audit_log, self.credentials)
 
     def _log_failure(self, what: str, error: BaseException) -> None:
         details = "".join(traceback.format_exception(error))
@@ -362,19 +344,8 @@ class ToolRuntime:
         except hk.HookError as error:
             return self._hook_error(call.tool, error)
         names = ", ".join(repr(hook.name) for hook in hooks)
-        return self._conformed(call.tool, changed, f"as the after_result hook(s) {names} left it")
-
-    def _conformed(self, name: str, result: CallToolResult, how: str) -> CallToolResult:
-        """A success of a tool with an output schema must carry conforming structured content."""
-        if result.is_error or "outputSchema" not in self._by_name[name]:
-            return result
-        value = result.structured_content
-        problem = "it has none" if value is None else self._output_problem(name, value)
-        if problem is None:
-            return result
-        return res.error_result(
-            f"The result of tool '{name}', {how} in hooks.py, does not match the tool's output schema"
-            f" ({problem}). Fix hooks.py; the call itself was made."
+        return self.validation.conformed(
+            call.tool, changed, f"as the after_result hook(s) {names} left it"
         )
 
     def _scrubbed(self, result: CallToolResult) -> CallToolResult:
@@ -393,11 +364,11 @@ class ToolRuntime:
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
-        if problems := res.argument_problems(name, self._errors(name, "in", arguments)):
+        if problems := res.argument_problems(name, self.validation.errors(name, "in", arguments)):
             raise ToolError(problems)
         if (user_tool := self.hooks.tools.get(name)) is not None:
             made = f"as its function {user_tool.function_name!r} made it"
-            return self._conformed(name, await run.run_tool(user_tool, call), made)
+            return self.validation.conformed(name, await run.run_tool(user_tool, call), made)
         if (route := self._parsed.get(name)) is None:
             route = self._parsed[name] = ser.Route.from_json(self._routes[name])
         try:
@@ -406,48 +377,18 @@ class ToolRuntime:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
         base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
-        answer = await self.sender.send(
-            request, chosen, base_url, call, self._retried(tool, request)
-        )
+        hints = tool.get("annotations") or {}
+        retried = self.sender.resilience.prepare(request.method, request.headers, hints)
+        answer = await self.sender.send(request, chosen, base_url, call, retried)
         if answer.kind in ("json", "text") and self.credentials.secrets:  # before any cut
             clean = self.credentials.scrub(answer.body.decode("latin-1"))
             answer = replace(answer, body=clean.encode("latin-1"))
-        check = partial(self._output_problem, name) if route.has_output_schema else None
+        check = partial(self.validation.output_problem, name) if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
         if (fit := self._fits.get(name)) is None:
             schema = self._by_name[name].get("outputSchema")
             fit = self._fits[name] = res.Fit.of(self.settings, route, schema)
         return res.tool_result(answer, self.name, name, route.wrapped, check, hint, fit)
-
-    def _retried(self, tool: Mapping[str, Any], request: ser.PreparedRequest) -> bool:
-        """Whether the call may be sent again (resilience.py); a non-idempotent one gets a fresh
-        PREFIX_IDEMPOTENCY_KEY header (the same on each attempt), unless an argument set it."""
-        hints = tool.get("annotations") or {}
-        idempotent = hints.get("idempotentHint", request.method in http.IDEMPOTENT) is True
-        key = self.sender.resilience.idempotency_key
-        if key and not idempotent and key.lower() not in map(str.lower, request.headers):
-            request.headers[key] = str(uuid.uuid4())
-        return self.sender.resilience.retried(idempotent)
-
-    def _output_problem(self, name: str, value: Any) -> str | None:
-        return res.first_problem(self._errors(name, "out", value))
-
-    def _errors(self, name: str, kind: str, value: Any) -> list[Any]:
-        """jsonschema's errors for the tool's input (`format` too) or output; validators made once."""
-        if (validator := self._validators.get((name, kind))) is None:
-            import jsonschema  # type: ignore[import-untyped,unused-ignore]
-
-            if kind == "meta":
-                schema = mt.definition(name, "")["inputSchema"]
-            else:
-                tool = self._by_name[name]
-                schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
-            cls = jsonschema.validators.validator_for(
-                schema, default=jsonschema.Draft202012Validator
-            )
-            checker = cls.FORMAT_CHECKER if kind != "out" else None
-            validator = self._validators[(name, kind)] = cls(schema, format_checker=checker)
-        return list(validator.iter_errors(value))
 
     async def aclose(self) -> None:
         """Close the shared HTTP client and the audit log (call at shutdown)."""
