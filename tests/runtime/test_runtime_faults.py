@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -255,15 +255,21 @@ async def test_the_audit_log_has_one_line_per_call_without_arguments_or_secrets(
     assert "sekrit" not in log.read_text()
 
 
+def received_into(received: list[Any]) -> Callable[[Any], Awaitable[None]]:
+    """A logging_callback that keeps each log message's params in `received`."""
+
+    async def collect(params: Any) -> None:
+        received.append(params)
+
+    return collect
+
+
 @pytest.mark.filterwarnings("ignore:The logging capability is deprecated")  # the client's set_logging_level
 async def test_log_messages_follow_the_level_the_client_set(
     make_runtime: Make, faults: FaultUpstream
 ) -> None:
     received: list[Any] = []
-
-    async def collect(params: Any) -> None:
-        received.append(params)
-
+    collect = received_into(received)
     tools = await faulty(make_runtime, faults, "status:503")
     server = mcp_server(tools)
     async with mcp.Client(server, mode="legacy", logging_callback=collect) as client:
@@ -289,10 +295,7 @@ async def test_from_2026_07_28_each_request_opts_in_to_log_messages(
     make_runtime: Make, faults: FaultUpstream
 ) -> None:
     received: list[Any] = []
-
-    async def collect(params: Any) -> None:
-        received.append(params)
-
+    collect = received_into(received)
     tools = await faulty(make_runtime, faults, "status:503")
     async with mcp.Client(mcp_server(tools), logging_callback=collect) as client:
         await client.call_tool("getThing", {})
