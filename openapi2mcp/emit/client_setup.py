@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
-
-if TYPE_CHECKING:
-    from openapi2mcp.emit.render import Variable
 
 Form = Literal["installed", "uvx", "http"]
 FORMS: tuple[Form, ...] = ("installed", "uvx", "http")
@@ -36,6 +34,17 @@ HTTP_URL = "http://127.0.0.1:8000/mcp"
 PACKAGE_PATH = "/path/to/{name}"  # where the user keeps the generated package (README placeholder)
 _SECRET_ROLES = ("key", "token", "password", "client_secret")  # as the runtime's credentials.py
 _NEEDED_ROLES = ("key", "token", "username", "password")  # a scheme without client credentials
+
+
+class Variable(Protocol):
+    """A variable of the server as `render.variables` lists it (render.py imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def meaning(self) -> str: ...
+    @property
+    def http_only(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -152,7 +161,7 @@ class ClientSetup:
         return _json({"mcpServers": {self.name: entry}})
 
 
-def client_setup(model: ApiModel, options: GeneratorOptions, found: list[Variable]) -> ClientSetup:
+def client_setup(model: ApiModel, options: GeneratorOptions, found: Sequence[Variable]) -> ClientSetup:
     """`found`: the server's variables (`render.variables`)."""
     return ClientSetup(
         name=options.dist_name,
@@ -163,7 +172,7 @@ def client_setup(model: ApiModel, options: GeneratorOptions, found: list[Variabl
     )
 
 
-def client_variables(model: ApiModel, prefix: str, found: list[Variable]) -> tuple[ClientVariable, ...]:
+def client_variables(model: ApiModel, prefix: str, found: Sequence[Variable]) -> tuple[ClientVariable, ...]:
     """The variables a stdio server reads (not those of the HTTP endpoint), required first."""
     roles = {name: (scheme, role) for scheme in model.security_schemes for role, name in scheme.env.items()}
     needed = _required_schemes(model)
