@@ -18,6 +18,7 @@ from openapi2mcp.cli_errors import fail
 from openapi2mcp.cli_inspect import inspect_command
 from openapi2mcp.cli_options import (
     AllowRemoteRefsOption,
+    BundleOption,
     ConfigOption,
     EnvPrefixOption,
     ExcludeOption,
@@ -39,9 +40,12 @@ from openapi2mcp.cli_options import (
 )
 from openapi2mcp.config import ConfigError, load_config, merge
 from openapi2mcp.diagnostics import Diagnostics, Level
+from openapi2mcp.emit.client_setup import client_setup, summary_lines
+from openapi2mcp.emit.mcpb import PackError, pack_bundle
 from openapi2mcp.emit.output import OutputError, write_package
+from openapi2mcp.emit.render import variables
 from openapi2mcp.load.source import LoadError
-from openapi2mcp.model import SizeLimits
+from openapi2mcp.model import ApiModel, GeneratorOptions, SizeLimits
 from openapi2mcp.pipeline import generate
 from openapi2mcp.report.document import summary
 from openapi2mcp.report.inventory import from_model
@@ -92,6 +96,7 @@ def generate_command(
     overlay: OverlayOption = None,
     config: ConfigOption = None,
     profile: ProfileOption = None,
+    bundle: BundleOption = False,
     check: Annotated[
         bool,
         typer.Option(
@@ -129,6 +134,20 @@ def generate_command(
     )
     sizes = summary(measure(from_model(generation.model)))
     typer.echo(f"{run.out}: {sizes} (details: openapi2mcp inspect {run.out})", err=True)
+    _print_setup(run.out, generation.model, run.options)
+
+
+def _print_setup(out: Path, model: ApiModel, options: GeneratorOptions) -> None:
+    """The variables the server needs and how to add it to a client; with --bundle, the packing."""
+    setup = client_setup(model, options, variables(model, options.env_prefix))
+    for line in summary_lines(setup, str(out)):
+        typer.echo(line, err=True)
+    if options.bundle:
+        try:
+            packed = pack_bundle(out, options.dist_name)
+        except PackError as error:
+            fail(f"--bundle: {error}")
+        typer.echo(f"{out}: {packed.message}", err=True)
 
 
 def _check(out: Path, files: dict[str, str]) -> NoReturn:

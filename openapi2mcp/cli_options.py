@@ -74,6 +74,10 @@ OverlayOption = Annotated[
         metavar="FILE", help="OpenAPI Overlay 1.0 document applied to the spec (repeatable, in order)"
     ),
 ]
+BundleOption = Annotated[
+    bool,
+    typer.Option(help="Also write an MCPB manifest.json and pack OUT into OUT/NAME.mcpb with the mcpb CLI"),
+]
 ConfigOption = Annotated[
     Path | None,
     typer.Option(
@@ -170,6 +174,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         toolsets=_toolset_rules(settings),
         default_toolsets=_default_toolsets(settings),
         default_mode=_choice(settings, "mode", SERVER_MODES, GeneratorOptions.default_mode),
+        bundle=_get(settings, "bundle", False),
     )
     try:
         validate_overrides(options.overrides, options.name_style)

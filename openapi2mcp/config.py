@@ -53,6 +53,7 @@ KINDS: dict[str, Kind] = {
     "overlays": "sources",
     "toolsets": "text-table",
     "default-toolsets": "texts",
+    "bundle": "flag",
     "mode": "text",  # config only: the generated server's default --mode
 }
 EXPECTED: dict[Kind, str] = {

@@ -24,6 +24,7 @@ from openapi2mcp.model import GeneratorOptions
 
 REPO = Path(__file__).resolve().parents[1]
 PETSTORE = REPO / "specs" / "petstore.yaml"
+SETUP_LINES = 4  # generate's client set-up after the sizes line (emit/client_setup.summary_lines)
 CLI = Path(sys.executable).with_name("openapi2mcp")
 EXIT_INPUT = 2
 
@@ -94,10 +95,16 @@ def previous_out(tmp_path: Path, petstore_out: Path) -> Path:
 def test_a_successful_generation_exits_0_and_prints_the_summary_line(tmp_path: Path) -> None:
     result = run_process("generate", str(PETSTORE), "-o", "petstore-mcp", "--name", "petstore", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[-2:] == [
+    assert result.stderr.splitlines() == [
         "petstore-mcp: 7 tools written (0 errors reported)",
         "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
         "(details: openapi2mcp inspect petstore-mcp)",
+        "petstore-mcp: environment: PETSTORE_API_KEY_KEY (required, secret); 20 optional settings in "
+        "petstore-mcp/README.md",
+        "petstore-mcp: add it to Claude Code (after `pip install petstore-mcp`):",
+        "  claude mcp add --transport stdio --env PETSTORE_API_KEY_KEY=your-secret petstore -- petstore",
+        "petstore-mcp: Claude Desktop, VS Code, Cursor, uvx, HTTP and more: petstore-mcp/README.md "
+        "(Use it from a client)",
     ]
     assert "Traceback" not in result.stderr
     assert (tmp_path / "petstore-mcp" / "petstore" / "server.py").is_file()
@@ -199,7 +206,7 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
     result = run_process("generate", "broken.yaml", "-o", "out", "--name", "b", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "error: #/paths/~1a~1{id}/get: path parameter(s) ['id'] of '/a/{id}' are not declared; "
         "operation skipped",
         "info: #/paths/~1b/get: x-mcp: false: left out",
@@ -285,7 +292,7 @@ def test_a_swagger_2_spec_is_converted_and_generated_with_exit_0(tmp_path: Path)
     result = run_process("generate", "swagger.yaml", "-o", "out", "--name", "s", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
-    assert result.stderr.splitlines()[-2] == "out: 1 tools written (0 errors reported)"
+    assert result.stderr.splitlines()[-2 - SETUP_LINES] == "out: 1 tools written (0 errors reported)"
     assert (tmp_path / "out" / "s" / "server.py").is_file()
 
 
@@ -447,7 +454,7 @@ def test_a_spec_nested_a_hundred_levels_deep_is_generated(tmp_path: Path) -> Non
     (tmp_path / "deep.json").write_text(_nested_spec(100), encoding="utf-8")
     result = run("generate", "deep.json", "-o", "out", "--name", "d", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines()[-2] == "out: 2 tools written (0 errors reported)"
+    assert result.stderr.splitlines()[-2 - SETUP_LINES] == "out: 2 tools written (0 errors reported)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -531,7 +538,7 @@ def test_the_sizes_line_gives_the_default_toolsets_when_they_are_not_all(tmp_pat
     petstore_config(tmp_path, 'default-toolsets = ["pets"]\n')
     result = run("generate", "petstore.yaml", "-o", "out", "--name", "petstore", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: openapi2mcp.toml: options read",
         "out: 7 tools written (0 errors reported)",
         "out: 7 tools in 2 toolsets, tools/list about 1,400 tokens (6 in the default toolsets: about 1,311); "
@@ -563,7 +570,7 @@ def test_generate_without_arguments_takes_spec_out_and_name_from_openapi2mcp_tom
     petstore_config(tmp_path, 'spec = "petstore.yaml"\nout = "petstore-mcp"\nname = "petstore"\n')
     result = run_process("generate", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: openapi2mcp.toml: options read",
         "petstore-mcp: 7 tools written (0 errors reported)",
         "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
@@ -615,7 +622,7 @@ def test_config_names_a_file_whose_relative_paths_are_relative_to_its_directory(
     petstore_config(tmp_path, 'spec = "../petstore.yaml"\nout = "build"\nname = "p"\n', name="conf/p.toml")
     result = run("generate", "--config", "conf/p.toml", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: conf/p.toml: options read",
         "conf/build: 7 tools written (0 errors reported)",
         "conf/build: 7 tools in 2 toolsets, tools/list about 1,400 tokens; recommended mode: static "
@@ -826,3 +833,28 @@ def test_diff_is_a_command_of_the_cli(tmp_path: Path, petstore_out: Path) -> Non
     result = run("diff", str(PETSTORE), str(petstore_out), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "no tool changes"
+
+
+def test_bundle_without_the_mcpb_cli_writes_the_manifest_and_says_how_to_pack(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    result = run("generate", str(PETSTORE), "-o", "out", "--name", "petstore", "--bundle", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines()[-1] == (
+        "out: the MCPB CLI (mcpb) is not on PATH: manifest.json is written; "
+        "pack with `npx @anthropic-ai/mcpb pack out out/petstore.mcpb`"
+    )
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text("utf-8"))
+    assert manifest["name"] == "petstore" and manifest["server"]["type"] == "python"
+    assert (tmp_path / "out" / ".mcpbignore").is_file() and not (tmp_path / "out" / "petstore.mcpb").exists()
+
+
+def test_bundle_is_a_config_key_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    petstore_config(tmp_path, 'spec = "petstore.yaml"\nout = "out"\nname = "petstore"\nbundle = true\n')
+    result = run("generate", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "out" / "manifest.json").is_file()
+    check = run("generate", "--check", cwd=tmp_path)
+    assert check.returncode == 0, check.stderr

@@ -55,6 +55,12 @@ def md_code(value: str) -> str:
     return " ".join(str(value).split()).replace("`", "'").replace("|", "\\|")
 
 
+def md_fence(value: str) -> str:
+    """A code fence longer than any run of backticks in `value` (at least three)."""
+    longest = max((len(run) for run in re.findall(r"`+", str(value))), default=0)
+    return "`" * max(3, longest + 1)
+
+
 def env_comment(value: str) -> str:
     """One line of a `.env` comment or value: control characters and line breaks become spaces."""
     return " ".join(_CONTROL.sub(" ", str(value)).split())
@@ -83,6 +89,7 @@ FILTERS: dict[str, Callable[..., str]] = {
     "md_inline": md_inline,
     "md_cell": md_cell,
     "md_code": md_code,
+    "md_fence": md_fence,
     "env_comment": env_comment,
     "hint_labels": hint_labels,
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -10,7 +10,9 @@ from pathlib import Path
 import jinja2
 
 from openapi2mcp import __version__
+from openapi2mcp.emit.client_setup import FORMS, client_setup
 from openapi2mcp.emit.filters import FILTERS
+from openapi2mcp.emit.mcpb import bundle_files
 from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, search_index_text
 from openapi2mcp.emit.tool_data import tool_data, tool_details, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
@@ -52,6 +54,7 @@ class Variable:
     name: str
     meaning: str
     example: str = ""
+    http_only: bool = False  # read only by the HTTP transport (no client set-up or bundle asks for it)
 
 
 @cache  # a render asks three times; each `version()` call scans the installed distributions
@@ -65,10 +68,14 @@ def render_package(
     """Every generated file, by path relative to the output directory; `mapped` is the model
     before size fitting (default: `model`)."""
     env = environment()
+    found = variables(model, options.env_prefix)
+    setup = client_setup(model, options, found)
     context = {
         "model": model,
         "options": options,
-        "variables": variables(model, options.env_prefix),
+        "variables": found,
+        "setup": setup,
+        "forms": FORMS,
         "header_text": header_text(),
         "header_comment": f"# {header_text()}",
         "example_tool": example_tool(model),
@@ -96,6 +103,8 @@ def render_package(
     rendered[f"{package}/{SEARCH_INDEX_FILE}"] = search_index_text(
         mapped or model, templates_dir() / "package"
     )
+    if options.bundle:
+        rendered.update(bundle_files(model, setup))
     return rendered
 
 
@@ -202,7 +211,7 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             "true: list the chosen toolsets' tools plus list_toolsets and enable_toolsets;"
             " --dynamic-toolsets overrides it",
         ),
-        *_access_variables(prefix),
+        *(replace(variable, http_only=True) for variable in _access_variables(prefix)),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))
