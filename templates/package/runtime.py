@@ -364,18 +364,22 @@ class ToolRuntime:
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
+        route, base_url = None, None  # a hooks.py tool's
+        if name not in self.hooks.tools:  # an API call: first of all, what is left to configure
+            if (route := self._parsed.get(name)) is None:
+                route = self._parsed[name] = ser.Route.from_json(self._routes[name])
+            if (base_url := self.settings.base_url_for(route.base_url)) is None:
+                raise ToolError(self.settings.unconfigured(self.credentials.needed(route.security)))
         if problems := res.argument_problems(name, self.validation.errors(name, "in", arguments)):
             raise ToolError(problems)
-        if (user_tool := self.hooks.tools.get(name)) is not None:
+        if route is None or base_url is None:
+            user_tool = self.hooks.tools[name]
             made = f"as its function {user_tool.function_name!r} made it"
             return self.validation.conformed(name, await run.run_tool(user_tool, call), made)
-        if (route := self._parsed.get(name)) is None:
-            route = self._parsed[name] = ser.Route.from_json(self._routes[name])
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
-        base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
         hints = tool.get("annotations") or {}
         retried = self.sender.resilience.prepare(request.method, request.headers, hints)
