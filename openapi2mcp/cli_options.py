@@ -170,6 +170,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         toolsets=_toolset_rules(settings),
         default_toolsets=_default_toolsets(settings),
         default_mode=_choice(settings, "mode", SERVER_MODES, GeneratorOptions.default_mode),
+        icons=_get(settings, "icons", None),
     )
     try:
         validate_overrides(options.overrides, options.name_style)
