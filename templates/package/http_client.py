@@ -26,11 +26,10 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     from credentials import Chosen, Credentials  # type: ignore[import-not-found,unused-ignore]
     from settings import Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import audit
+    from . import audit, request_meta
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_exchange as hx
-    from . import request_meta
     from . import resilience as rs
     from . import responses as res
     from . import serialize as ser

@@ -54,7 +54,7 @@ class CallMeta:
     trace: Mapping[str, str] = field(default_factory=dict)
 
 
-_CURRENT: ContextVar[CallMeta] = ContextVar("openapi2mcp_call_meta", default=CallMeta())
+_CURRENT: ContextVar[CallMeta | None] = ContextVar("openapi2mcp_call_meta", default=None)
 
 
 @asynccontextmanager
@@ -77,13 +77,14 @@ async def bound(ctx: Any, tool: str) -> AsyncIterator[None]:
 
 def trace() -> Mapping[str, str]:
     """The current call's trace headers (none outside a call or without trace context)."""
-    return _CURRENT.get().trace
+    current = _CURRENT.get()
+    return current.trace if current is not None else {}
 
 
 def body_progress() -> BodyProgress | None:
     """How to report the current call's body download (None: nobody asked)."""
-    progress = _CURRENT.get().progress
-    return progress.body if progress is not None else None
+    current = _CURRENT.get()
+    return current.progress.body if current is not None and current.progress is not None else None
 
 
 def trace_headers(meta: Mapping[str, Any]) -> dict[str, str]:
