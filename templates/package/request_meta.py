@@ -43,7 +43,7 @@ class Progress:
 
     async def body(self, received: int, size: int) -> None:
         """A response body of `size` bytes (its Content-Length), `received` so far."""
-        fraction = _BODY_START + _BODY_SPAN * min(received, size) / size
+        fraction = round(_BODY_START + _BODY_SPAN * min(received, size) / size, 3)
         if fraction - self._last >= _BODY_STEP or (received >= size and fraction > self._last):
             await self(fraction, f"received {received:,} of {size:,} bytes")
 
@@ -62,8 +62,9 @@ async def bound(ctx: Any, tool: str) -> AsyncIterator[None]:
     """The request's progress and trace context for the call inside; its start and end reported."""
     meta: Mapping[str, Any] = getattr(ctx, "meta", None) or {}
     session = getattr(ctx, "session", None)
-    token = meta.get("progress_token", meta.get("progressToken"))
-    progress = Progress(session.report_progress) if token is not None and session else None
+    # the SDK sends nothing when the request has no progress token (or calls an in-process
+    # client's callback directly)
+    progress = Progress(session.report_progress) if session is not None else None
     reset = _CURRENT.set(CallMeta(progress, trace_headers(meta)))
     try:
         if progress is not None:
