@@ -175,6 +175,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         default_toolsets=_default_toolsets(settings),
         default_mode=_choice(settings, "mode", SERVER_MODES, GeneratorOptions.default_mode),
         bundle=_get(settings, "bundle", False),
+        icons=_get(settings, "icons", None),
     )
     try:
         validate_overrides(options.overrides, options.name_style)

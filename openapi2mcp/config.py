@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from openapi2mcp.load.source import is_url
-from openapi2mcp.model import METHOD_ORDER, ToolOverride
+from openapi2mcp.model import METHOD_ORDER, Icon, ToolOverride
 from openapi2mcp.tools.hints import HINT_NAMES
 from openapi2mcp.tools.overrides import TEXT_FIELDS
 
@@ -187,10 +187,12 @@ def _settings(table: dict[str, Any], path: Path, prefix: str, *, in_profile: boo
         origin = f"{path}: {prefix}{_key(key)}"
         if key == "overrides":
             settings[key] = Setting(_overrides(value, origin), origin)
+        elif key == "icons":
+            settings[key] = Setting(_icons(value, origin), origin)
         elif key in KINDS:
             settings[key] = Setting(_value(KINDS[key], value, origin, path.parent), origin)
         elif key != "profiles" or in_profile:
-            known = [*KINDS, "overrides", *(() if in_profile else ("profiles",))]
+            known = [*KINDS, "overrides", "icons", *(() if in_profile else ("profiles",))]
             raise ConfigError(f"{origin}: unknown key{_suggestion(key, known)}")
     return settings
 
@@ -283,6 +285,44 @@ def _annotations(value: object, origin: str) -> tuple[tuple[str, bool], ...]:
         if not isinstance(flag, bool):
             raise ConfigError(f"{origin}.{_key(hint)}: expected true or false, got {_shown(flag)}")
     return tuple(value.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Icons
+
+_ICON_FIELDS = {
+    "src": "a string",
+    "mimeType": "a string",
+    "sizes": "an array of strings",
+    "theme": '"light" or "dark"',
+}
+
+
+def _icons(value: object, origin: str) -> tuple[Icon, ...]:
+    """`[[icons]]` tables: src (an http(s) or data: URL), mimeType, sizes, theme; [] for none."""
+    if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+        raise ConfigError(
+            f'{origin}: expected an array of tables ([[icons]] src = "https://..."), got {_shown(value)}'
+        )
+    icons = []
+    for index, fields in enumerate(value):
+        where = f"{origin}[{index}]"
+        for key, item in fields.items():
+            expected = _ICON_FIELDS.get(key)
+            if expected is None:
+                raise ConfigError(f"{where}.{_key(key)}: unknown key{_suggestion(key, list(_ICON_FIELDS))}")
+            fits = (
+                isinstance(item, list) and all(isinstance(size, str) for size in item)
+                if key == "sizes"
+                else item in ("light", "dark") if key == "theme" else isinstance(item, str)
+            )
+            if not fits:
+                raise ConfigError(f"{where}.{key}: expected {expected}, got {_shown(item)}")
+        if "src" not in fields:
+            raise ConfigError(f"{where}: no src (the icon's http(s) or data: URL)")
+        sizes = tuple(fields.get("sizes", ()))
+        icons.append(Icon(fields["src"], fields.get("mimeType"), sizes, fields.get("theme")))
+    return tuple(icons)
 
 
 # ---------------------------------------------------------------------------------------------

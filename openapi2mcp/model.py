@@ -91,6 +91,29 @@ class SecurityScheme:
     description: str = ""
 
 
+TOOL_META_KEY = "openapi2mcp/operation"  # a tool's `_meta` key: where it comes from in the spec
+
+
+@dataclass(frozen=True)
+class Icon:
+    """An MCP `Icon` of every tool: from the spec's `info.x-logo` or the config file's `icons`."""
+
+    src: str  # an http(s) or data: URL
+    mime_type: str | None = None
+    sizes: tuple[str, ...] = ()  # "48x48", "any"
+    theme: str | None = None  # "light" or "dark"
+
+    def wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"src": self.src}
+        if self.mime_type:
+            wire["mimeType"] = self.mime_type
+        if self.sizes:
+            wire["sizes"] = list(self.sizes)
+        if self.theme:
+            wire["theme"] = self.theme
+        return wire
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -111,6 +134,7 @@ class Tool:
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
     base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
     toolset: str = "untagged"  # the one toolset the tool belongs to (tools/toolsets.py)
+    icons: tuple[Icon, ...] = ()  # the API's icons (the same on every tool)
 
     def wire(self) -> dict[str, Any]:
         """The tool exactly as tools/list sends it."""
@@ -130,7 +154,16 @@ class Tool:
             "idempotentHint": hints.idempotent,
             "openWorldHint": hints.open_world,
         }
+        if self.icons:
+            wire["icons"] = [icon.wire() for icon in self.icons]
+        wire["_meta"] = {TOOL_META_KEY: self.origin()}
         return wire
+
+    def origin(self) -> dict[str, Any]:
+        """The operation behind the tool (its `_meta`), empty fields left out."""
+        origin: dict[str, Any] = {"operationId": self.operation_id} if self.operation_id else {}
+        origin |= {"method": self.method, "path": self.path, "toolset": self.toolset}
+        return origin | ({"tags": list(self.tags)} if self.tags else {})
 
 
 @dataclass(frozen=True)
@@ -198,6 +231,7 @@ class GeneratorOptions:
     default_toolsets: tuple[str, ...] = ()  # the toolsets enabled by default; () = all of them
     default_mode: str = "auto"  # the generated server's --mode when neither flag nor variable says
     bundle: bool = False  # --bundle: also an MCPB manifest.json (emit/mcpb.py)
+    icons: tuple[Icon, ...] | None = None  # the config file's `icons` (None: the spec's x-logo)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -154,7 +154,7 @@ def _resilience_variables(prefix: str) -> list[Variable]:
 
 
 def variables(model: ApiModel, prefix: str) -> list[Variable]:
-    base = model.default_base_url or "(none: required)"
+    base = model.default_base_url or "(none: set it before calling a tool; tools are listed without it)"
     own = sorted({tool.base_url for tool in model.tools if tool.base_url})
     servers = (
         f". {len(own)} other server(s) of the spec ({', '.join(own)}) serve some tools; "

@@ -9,9 +9,10 @@ from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
-from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme, Tool, ToolOverride
+from openapi2mcp.model import ApiModel, GeneratorOptions, Icon, SecurityScheme, Tool, ToolOverride
 from openapi2mcp.schemas.converter import SchemaConverter
 from openapi2mcp.tools.hints import annotations_for
+from openapi2mcp.tools.icons import api_icons
 from openapi2mcp.tools.inputs import build_inputs
 from openapi2mcp.tools.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
 from openapi2mcp.tools.operations import OperationRef, iter_operations
@@ -51,6 +52,7 @@ def map_document(
         source,
         server_variables,
         toolsets,
+        api_icons(document, options.icons, diagnostics),
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
@@ -97,6 +99,7 @@ class _Context:
     source: str
     server_variables: dict[str, str]  # --server-var
     toolsets: ToolsetRules
+    icons: tuple[Icon, ...]  # every tool's
 
 
 def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
@@ -143,6 +146,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
             context.server_variables,
         ),
         toolset=context.toolsets.toolset(ref, ref.pointer, overrides, diagnostics),
+        icons=context.icons,
     )
 
 

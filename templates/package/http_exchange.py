@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import socket
 import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
@@ -107,12 +108,14 @@ async def exchange(
     url: str,
     headers: RawHeaders,
     body: bytes | None,
-    *,
     cap: int,
+    progress: Callable[[int, int], Awaitable[None]] | None = None,
+    *,
     drain_limit: int = _DRAIN_LIMIT,
 ) -> Answer:
     """The body decoded in pieces of at most 1 MiB (no gzip bomb), the first `cap` bytes kept, up to
-    `drain_limit` more counted, then the connection dropped; a hooks.py timeout: TimeoutError."""
+    `drain_limit` more counted, then the connection dropped; a hooks.py timeout: TimeoutError.
+    `progress` hears the bytes received of a body whose Content-Length is known."""
     if problem := _framing_problem(headers, body):
         raise InvalidRequest(problem)
     given = any(name.lower() == b"authorization" for name, _ in headers)
@@ -121,7 +124,10 @@ async def exchange(
     try:
         async with client.stream(method, url, headers=headers, content=body, auth=auth) as response:
             kept, total, cut = bytearray(), 0, False
+            size = _content_length(response.headers) if progress is not None else None
             async for piece in response.aiter_bytes():
+                if size and progress is not None:
+                    await progress(response.num_bytes_downloaded, size)
                 total += len(piece)
                 kept += piece[: max(0, cap - len(kept))]
                 if cut := total > cap + drain_limit:
@@ -136,6 +142,11 @@ async def exchange(
         raise Broken(_short(error)) from None
     status, reason = response.status_code, response.reason_phrase
     return Answer(status, reason, response.headers, bytes(kept), total, cut)
+
+
+def _content_length(headers: httpx2.Headers) -> int | None:
+    value = headers.get("content-length", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 
 def _framing_problem(headers: RawHeaders, body: bytes | None) -> str | None:

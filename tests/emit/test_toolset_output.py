@@ -42,7 +42,7 @@ def test_each_route_names_its_toolset_and_the_tools_stay_the_mcp_wire_form() -> 
         "health": "untagged",
         "dropUsers": "admin",
     }
-    wire_keys = {"name", "title", "description", "inputSchema", "annotations"}
+    wire_keys = {"name", "title", "description", "inputSchema", "annotations", "_meta"}
     assert [set(tool) for tool in data["tools"]] == [wire_keys] * 4
     assert data["format"] == 1
 

@@ -733,7 +733,6 @@ def test_settings_defaults_and_precedence() -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({}, "no API base URL: set T_BASE_URL"),
         ({"T_BASE_URL": "/relative"}, "T_BASE_URL must be an absolute http(s) URL"),
         ({"T_BASE_URL": "ftp://h"}, "T_BASE_URL must be an absolute http(s) URL"),
         ({"T_BASE_URL": "https://{region}.h"}, "{variable}"),

@@ -24,6 +24,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
     import meta_tools as mt  # type: ignore[import-not-found,unused-ignore]
     import request_credentials as rc  # type: ignore[import-not-found,unused-ignore]
+    import request_meta  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     import validation  # type: ignore[import-not-found,unused-ignore]
@@ -31,7 +32,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     from credentials import Credentials  # type: ignore[import-not-found,unused-ignore]
     from settings import ConfigError, Narrowing, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import audit, validation, views
+    from . import audit, request_meta, validation, views
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
@@ -216,7 +217,8 @@ class ToolRuntime:
         caller = audit.Record(params.name, audit.session_of(ctx), self.mcp_log.for_request(ctx))
         token = audit.CURRENT.set(caller)
         try:
-            return await self._on_call_tool(ctx, params, caller)
+            async with request_meta.bound(ctx, params.name):  # progress, trace context
+                return await self._on_call_tool(ctx, params, caller)
         finally:
             audit.CURRENT.reset(token)
 
@@ -250,16 +252,9 @@ class ToolRuntime:
             return await self._enable(ctx, view, list(arguments["toolsets"]))
         tool = str(arguments["name"])
         if tool not in view.names:
-            return res.error_result(self._not_offered(tool, view))
+            return res.error_result(mt.not_offered(tool, self._every.get(tool), view))
         with rc.bound(ctx):
             return await self.call_tool(tool, arguments["arguments"], view.names)
-
-    def _not_offered(self, name: str, view: views.View) -> str:
-        if (tool := self._every.get(name)) is None:
-            return mt.unknown_tools([name], view.names)
-        if view.read_only and (tool.get("annotations") or {}).get("readOnlyHint") is not True:
-            return f"Tool '{name}' may change data and this server is read-only: nothing was sent to the API."
-        return f"Tool '{name}' is not offered here (toolsets or tools narrow this server): nothing was sent."
 
     async def _enable(self, ctx: Any, view: views.View, names: list[str]) -> CallToolResult:
         session = self._session(ctx)
@@ -364,18 +359,22 @@ class ToolRuntime:
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments
+        route, base_url = None, None  # a hooks.py tool's
+        if name not in self.hooks.tools:  # an API call: first of all, what is left to configure
+            if (route := self._parsed.get(name)) is None:
+                route = self._parsed[name] = ser.Route.from_json(self._routes[name])
+            if (base_url := self.settings.base_url_for(route.base_url)) is None:
+                raise ToolError(self.settings.unconfigured(self.credentials.needed(route.security)))
         if problems := res.argument_problems(name, self.validation.errors(name, "in", arguments)):
             raise ToolError(problems)
-        if (user_tool := self.hooks.tools.get(name)) is not None:
+        if route is None or base_url is None:
+            user_tool = self.hooks.tools[name]
             made = f"as its function {user_tool.function_name!r} made it"
             return self.validation.conformed(name, await run.run_tool(user_tool, call), made)
-        if (route := self._parsed.get(name)) is None:
-            route = self._parsed[name] = ser.Route.from_json(self._routes[name])
         try:
             request = ser.build_request(route, arguments)
         except ser.ArgumentError as error:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
-        base_url = self.settings.base_url_for(route.base_url)
         chosen = self.credentials.choose(route.security)
         hints = tool.get("annotations") or {}
         retried = self.sender.resilience.prepare(request.method, request.headers, hints)

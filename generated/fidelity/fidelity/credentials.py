@@ -25,6 +25,7 @@ else:
     from .settings import ToolError
 
 Chosen = Sequence[tuple[str, Mapping[str, Any], tuple[str, ...]]]  # (scheme key, scheme, scopes)
+Security = Sequence[Sequence[tuple[str, tuple[str, ...]]]]  # alternatives of (scheme key, scopes)
 Key = tuple[str, str]  # a client-credentials token's cache key: (scheme key, scopes)
 _SECRET_ROLES = ("key", "token", "password", "client_secret")
 _FORM = "application/x-www-form-urlencoded"
@@ -55,8 +56,10 @@ def put_key(request: ser.PreparedRequest, scheme: Mapping[str, Any], what: str, 
 class Credentials:
     """The schemes of one server with the values set for them, and the tokens fetched."""
 
-    def __init__(self, schemes: Mapping[str, Any], env: Mapping[str, str], base_url: str) -> None:
-        self.schemes, self.env, self.base_url = schemes, env, base_url
+    def __init__(
+        self, schemes: Mapping[str, Any], env: Mapping[str, str], base_url: str | None
+    ) -> None:
+        self.schemes, self.env, self.base_url = schemes, env, base_url or ""
         self.secrets: set[str] = set()
         self.query_keys = {s.get("name") for s in schemes.values() if s.get("in") == "query"}
         self._tokens: dict[Key, tuple[str, float]] = {}
@@ -101,21 +104,28 @@ class Credentials:
         ]
         return self.scrub(base + ("?" + "&".join(pairs) if query else ""))
 
-    def choose(self, security: Sequence[Sequence[tuple[str, tuple[str, ...]]]]) -> Chosen:
+    def choose(self, security: Security) -> Chosen:
         """The alternative to use (see the module doc); raises ToolError naming what to set."""
+        if (missing := self.needed(security)) is None:
+            for alternative in security:
+                if alternative and not any(self.missing(name) for name, _ in alternative):
+                    return [(name, self.schemes[name], scopes) for name, scopes in alternative]
+            return []
+        raise ToolError(
+            f"This operation needs credentials that are not configured. Set {missing}"
+            " in the MCP server's environment and restart it. Nothing was sent to the API."
+        )
+
+    def needed(self, security: Security) -> str | None:
+        """What to set for an operation with these alternatives ("A; or set B"), None: nothing."""
         anonymous, missing = not security, []
         for alternative in security:
             lacking = [m for m in (self.missing(name) for name, _ in alternative) if m]
             if alternative and not lacking:
-                return [(name, self.schemes[name], scopes) for name, scopes in alternative]
+                return None
             anonymous = anonymous or not alternative
             missing += [" and ".join(lacking)] if lacking else []
-        if anonymous:
-            return []
-        raise ToolError(
-            f"This operation needs credentials that are not configured. Set {'; or set '.join(missing)}"
-            " in the MCP server's environment and restart it. Nothing was sent to the API."
-        )
+        return None if anonymous else "; or set ".join(missing)
 
     def missing(self, name: str) -> str | None:
         """None when scheme `name` can be used, else the variable(s) to set."""

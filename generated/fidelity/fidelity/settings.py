@@ -32,7 +32,7 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    base_url: str
+    base_url: str | None  # None: not configured yet (tools are listed; calls say what to set)
     prefix: str = "API"
     timeout: float = 30.0
     max_response_bytes: int = 1_000_000
@@ -48,9 +48,19 @@ class Settings:
     endpoint_auth: EndpointAuth = field(default_factory=lambda: EndpointAuth())  # --auth
     credential_source: CredentialSource = field(default_factory=lambda: CredentialSource())
 
-    def base_url_for(self, own_base_url: str | None) -> str:
-        """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API."""
+    def base_url_for(self, own_base_url: str | None) -> str | None:
+        """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API;
+        None when neither the spec nor the settings give one."""
         return own_base_url if own_base_url and not self.redirected else self.base_url
+
+    def unconfigured(self, credentials: str | None) -> str:
+        """A call's message when no base URL is set: it and the `credentials` still to set."""
+        also = f", and {credentials}," if credentials else ""
+        return (
+            f"This MCP server is not configured yet. Set {self.prefix}_BASE_URL (the API's base URL,"
+            f" such as https://api.example.com/v1; or start the server with --base-url){also} in"
+            " the MCP server's environment and restart it. Nothing was sent to the API."
+        )
 
     @classmethod
     def from_env(
@@ -76,7 +86,8 @@ class Settings:
             source = CredentialSource.from_env(get, prefix, flags or {})
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        url = _check_base_url(base_url or get("BASE_URL") or default_base_url, prefix)
+        given = base_url or get("BASE_URL")
+        url = _check_base_url(given, prefix) if given else _usable(default_base_url)
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
         chars = _number(get("MAX_RESULT_CHARS"), f"{prefix}_MAX_RESULT_CHARS", int, "characters")
         return cls(
@@ -87,7 +98,7 @@ class Settings:
             max_result_chars=int(chars or cls.max_result_chars),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
             env=env,
-            redirected=url != (default_base_url or "").rstrip("/"),
+            redirected=url is not None and url != (default_base_url or "").rstrip("/"),
             ca_bundle=get("CA_BUNDLE"),
             client_cert=get("CLIENT_CERT"),
             client_key=get("CLIENT_KEY"),
@@ -181,9 +192,16 @@ def parse_flag(raw: str | None, name: str) -> bool:
     return value in ("1", "true", "yes", "on")
 
 
-def _check_base_url(url: str | None, prefix: str) -> str:
-    if not url:
-        raise ConfigError(f"no API base URL: set {prefix}_BASE_URL (or pass --base-url)")
+def _usable(default: str | None) -> str | None:
+    """The spec's base URL when it is absolute; else None (PREFIX_BASE_URL is still to be set)."""
+    try:
+        return _check_base_url(default, "") if default else None
+    except ConfigError:
+        return None
+
+
+def _check_base_url(url: str, prefix: str) -> str:
+    """A base URL the user set: a bad one is a ConfigError (exit 2), never silently ignored."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{prefix}_BASE_URL must be an absolute http(s) URL like https://h/v1")

@@ -19,13 +19,14 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_exchange as hx  # type: ignore[import-not-found,unused-ignore]
+    import request_meta  # type: ignore[import-not-found,unused-ignore]
     import resilience as rs  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from credentials import Chosen, Credentials  # type: ignore[import-not-found,unused-ignore]
     from settings import Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import audit
+    from . import audit, request_meta
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_exchange as hx
@@ -120,7 +121,8 @@ class Sender:
                 cookies=[*request.cookies],
             )
             used = await self.credentials.apply(attempt, chosen, stale, self._post)
-            extra = {**self.settings.headers, **attempt.headers}  # PREFIX_HEADERS < parameters
+            # PREFIX_HEADERS < the request's trace context < parameters
+            extra = {**self.settings.headers, **request_meta.trace(), **attempt.headers}
             headers = self._headers(extra, attempt.content_type, attempt.cookies)
             method, url, body = attempt.method, attempt.url(base_url), attempt.body
             if self.hooks.hooks:  # its before_request hooks run, and call.request is set
@@ -210,7 +212,8 @@ class Sender:
             async with asyncio.timeout_at(deadline) as scope:  # asyncio: anyio's backend here
                 async with self._limits.slot(deadline):
                     sent, cap = True, self.settings.max_response_bytes
-                    answer = await hx.exchange(client, method, url, headers, body, cap=cap)
+                    progress = request_meta.body_progress()
+                    answer = await hx.exchange(client, method, url, headers, body, cap, progress)
         except TimeoutError:
             limit = f"{timeout:g} seconds ({self.settings.prefix}_TIMEOUT)"
             if not sent:

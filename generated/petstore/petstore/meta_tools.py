@@ -279,3 +279,12 @@ def structured(value: dict[str, Any]) -> types.CallToolResult:
     """A success whose text is its structured content as JSON."""
     text = json.dumps(value, ensure_ascii=False)
     return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=value)
+
+
+def not_offered(name: str, tool: Mapping[str, Any] | None, view: View) -> str:
+    """Why call_tool cannot run `name` (`tool`: its definition, None when there is no such tool)."""
+    if tool is None:
+        return unknown_tools([name], view.names)
+    if view.read_only and (tool.get("annotations") or {}).get("readOnlyHint") is not True:
+        return f"Tool '{name}' may change data and this server is read-only: nothing was sent to the API."
+    return f"Tool '{name}' is not offered here (toolsets or tools narrow this server): nothing was sent."

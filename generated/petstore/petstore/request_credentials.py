@@ -65,7 +65,7 @@ def bound(ctx: Any) -> Iterator[None]:
 class RequestCredentials(Credentials):
     """Credentials from the current request's header instead of the environment."""
 
-    def __init__(self, schemes: Mapping[str, Any], header: str, base_url: str) -> None:
+    def __init__(self, schemes: Mapping[str, Any], header: str, base_url: str | None) -> None:
         self.header = header
         super().__init__(schemes, {}, base_url)  # no environment: nothing to take from there
 
@@ -81,6 +81,10 @@ class RequestCredentials(Credentials):
 
     def add_secrets(self, *values: str | None) -> None:
         self._own.update(secret_forms(*values))
+
+    def needed(self, security: Sequence[Sequence[tuple[str, tuple[str, ...]]]]) -> str | None:
+        """None: no variable to set here (choose() names the header a call lacks)."""
+        return None
 
     def choose(self, security: Sequence[Sequence[tuple[str, tuple[str, ...]]]]) -> Chosen:
         """The first alternative of one usable scheme, when the request brought a credential;
