@@ -135,6 +135,7 @@ class Tool:
     base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
     toolset: str = "untagged"  # the one toolset the tool belongs to (tools/toolsets.py)
     icons: tuple[Icon, ...] = ()  # the API's icons (the same on every tool)
+    with_meta: bool = True  # `_meta` sent (fit/budget.py leaves it out rather than cut schemas for it)
 
     def wire(self) -> dict[str, Any]:
         """The tool exactly as tools/list sends it."""
@@ -156,7 +157,8 @@ class Tool:
         }
         if self.icons:
             wire["icons"] = [icon.wire() for icon in self.icons]
-        wire["_meta"] = {TOOL_META_KEY: self.origin()}
+        if self.with_meta:
+            wire["_meta"] = {TOOL_META_KEY: self.origin()}
         return wire
 
     def origin(self) -> dict[str, Any]:

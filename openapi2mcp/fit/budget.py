@@ -5,7 +5,8 @@ Each inputSchema is kept within `SizeLimits.input_schema` and each outputSchema 
 them) by `compact_sizes.Ladder`. When the whole tools/list is still over `SizeLimits.tools_list`, the
 output limit is tightened first (a model needs the arguments more than the shape of the answer),
 then the largest input limit that fits is searched for; a limit only touches the tools over it, so
-small tools keep everything.
+small tools keep everything. The tools' `_meta` (where each comes from in the spec) is worth less to a
+model than its schemas: when it would make the limits tighter, it is left out of every tool instead.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.fit.compact import AS_IS, PLANS, Shrinker
 from openapi2mcp.fit.sizes import Ladder, Sizer
-from openapi2mcp.model import ApiModel, JSONSchema, SizeLimits, Tool
+from openapi2mcp.model import TOOL_META_KEY, ApiModel, JSONSchema, SizeLimits, Tool
 from openapi2mcp.schemas.converter import schema_size
 
 _BASE_INPUT_LIMIT = 16 * 1024  # where tightening starts when inputs have no limit of their own
@@ -35,6 +36,7 @@ class _Sized:
     frame: int
     inputs: Ladder
     outputs: Ladder | None
+    meta: int  # bytes of the frame that `_meta` takes
 
     def input_size(self, limit: int) -> int:
         return self.inputs.sizes[self.inputs.fit(limit)]
@@ -57,6 +59,14 @@ def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> 
     sizer = Sizer()
     sized = [_sized(tool, limits, sizer) for tool in model.tools]
     input_limit, output_limit = _choose_limits(sized, limits)
+    without_meta = [_without_meta(item) for item in sized]
+    if (chosen := _choose_limits(without_meta, limits)) != (input_limit, output_limit):
+        sized, (input_limit, output_limit) = without_meta, chosen
+        diagnostics.info(
+            "#",
+            f"the tools' _meta ({TOOL_META_KEY}) is left out: tools/list would fit its "
+            f"{limits.tools_list:,}-byte budget with it only by cutting schemas further",
+        )
     shrinker = Shrinker()
     tools = tuple(_fitted(item, input_limit, output_limit, shrinker) for item in sized)
     _report(sized, limits, input_limit, output_limit, diagnostics)
@@ -112,8 +122,14 @@ def _sized(tool: Tool, limits: SizeLimits, sizer: Sizer) -> _Sized:
     has_output = tool.output_schema is not None
     bare = dataclasses.replace(tool, input_schema={}, output_schema={} if has_output else None)
     frame = schema_size(bare.wire()) - (4 if has_output else 2)  # without the `{}` stand-ins
+    meta = schema_size(bare.wire()) - schema_size(dataclasses.replace(bare, with_meta=False).wire())
     outputs = Ladder(tool.output_schema, sizer) if tool.output_schema is not None else None
-    return _Sized(tool, frame, Ladder(tool.input_schema, sizer), outputs)
+    return _Sized(tool, frame, Ladder(tool.input_schema, sizer), outputs, meta)
+
+
+def _without_meta(item: _Sized) -> _Sized:
+    tool = dataclasses.replace(item.tool, with_meta=False)
+    return dataclasses.replace(item, tool=tool, frame=item.frame - item.meta, meta=0)
 
 
 def _choose_limits(sized: Sequence[_Sized], limits: SizeLimits) -> tuple[int, int]:

@@ -130,3 +130,21 @@ def test_the_arguments_and_what_is_required_never_change() -> None:
         assert new.input_schema["properties"].keys() == old.input_schema["properties"].keys()
         assert new.input_schema.get("required") == old.input_schema.get("required")
         assert (new.parameters, new.body) == (old.parameters, old.body)
+
+
+def test_meta_is_left_out_rather_than_cutting_schemas_for_it() -> None:
+    spec = document(6, width=2, depth=2)
+    for index, item in enumerate(spec["paths"].values()):
+        item["post"]["tags"] = [f"a-long-tag-name-{index}-" + "x" * 200]
+    whole = tools_list_size(fitted(spec, SizeLimits(output_schemas="full"))[1])
+    meta = sum(size(tool.wire()["_meta"]) for tool in fitted(spec, SizeLimits())[0].tools)
+    # a budget the schemas meet whole only without _meta
+    limits = SizeLimits(output_schemas="full", tools_list=whole - meta)
+    before, after, diagnostics = fitted(spec, limits)
+    assert [tool.input_schema for tool in after.tools] == [tool.input_schema for tool in before.tools]
+    assert all("_meta" not in tool.wire() for tool in after.tools)
+    assert tools_list_size(after) <= limits.tools_list
+    assert any("_meta (openapi2mcp/operation) is left out" in d.message for d in diagnostics)
+    # with room for it, _meta stays
+    roomy = fitted(spec, SizeLimits(output_schemas="full", tools_list=whole))[1]
+    assert all("_meta" in tool.wire() for tool in roomy.tools)
