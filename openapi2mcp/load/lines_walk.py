@@ -14,6 +14,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -124,7 +125,7 @@ class _JsonWalk:
         while True:
             if text[index] != '"':
                 raise ValueError("a key expected")
-            key, after = json.decoder.scanstring(text, index + 1)
+            key, after = scanstring(text, index + 1)
             colon = _skip_space(text, after)
             if text[colon] != ":":
                 raise ValueError("':' expected")
