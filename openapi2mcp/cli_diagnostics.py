@@ -117,7 +117,7 @@ def text_lines(groups: Sequence[Group], places: dict[str, Location], verbose: bo
 
 def _place(item: Diagnostic, places: dict[str, Location]) -> Segments:
     where = places.get(item.pointer)
-    if where is None:
+    if where is None or where.line is None:  # a URL's spec, or the whole document (`#`)
         return [(item.pointer, "dim")]
     position = "".join(f":{number}" for number in (where.line, where.column) if number is not None)
     return [(where.file + position, "bold"), (": ", ""), (item.pointer, "dim")]
