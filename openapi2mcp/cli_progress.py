@@ -55,7 +55,7 @@ class _Drawn:
 
     def __init__(self, display: Progress) -> None:
         self._display = display
-        self._task: TaskID = display.add_task("start", total=None, count="")
+        self._task: TaskID = display.add_task("load", total=None, count="")
         self._total: int | None = None
         self._done = 0
 
