@@ -79,9 +79,10 @@ def _placeholder(match: re.Match[str]) -> str:
 
 
 def grouped(diagnostics: Iterable[Diagnostic], levels: Sequence[Level] = _LEVEL_ORDER) -> list[Group]:
-    """Groups by level (errors first) and kind, each level's groups in order of first appearance."""
+    """Groups by level (errors first) and kind, each level's groups in order of first appearance;
+    a diagnostic said again (a path item's parameter, for each of its operations) counts once."""
     groups: dict[tuple[Level, str], Group] = {}
-    for item in diagnostics:
+    for item in dict.fromkeys(diagnostics):
         if item.level in levels:
             key = (item.level, kind_of(item.message))
             groups.setdefault(key, Group(*key)).items.append(item)
