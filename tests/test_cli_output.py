@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from openapi2mcp.cli_diagnostics import escape_data, escape_property, kind_of
+from openapi2mcp.cli_diagnostics import escape_data, escape_property, grouped, kind_of
+from openapi2mcp.diagnostics import Diagnostic, Level
 from tests.test_cli import CLI, EXIT_INPUT, run, run_process
 
 # Two errors of one kind, one warning, five places of one info and another info.
@@ -231,3 +232,11 @@ def test_no_progress_and_no_ansi_in_ci_or_with_quiet_even_on_a_terminal(
     assert status == 0, output
     assert "\x1b" not in output
     assert output.splitlines()[: len(ERRORS)] == ERRORS
+
+
+def test_a_diagnostic_said_again_counts_once_in_its_group() -> None:
+    said = [Diagnostic("#/paths/~1a/parameters/0", Level.INFO, "header parameter 'Accept' is ignored")] * 3
+    other = Diagnostic("#/paths/~1b/parameters/0", Level.INFO, "header parameter 'Accept' is ignored")
+    assert [(group.title, group.items) for group in grouped([*said, other])] == [
+        ("header parameter 'Accept' is ignored", [said[0], other])
+    ]
