@@ -240,3 +240,11 @@ def test_a_diagnostic_said_again_counts_once_in_its_group() -> None:
     assert [(group.title, group.items) for group in grouped([*said, other])] == [
         ("header parameter 'Accept' is ignored", [said[0], other])
     ]
+
+
+def test_inspect_quiet_leaves_out_the_note_on_skipped_operations(spec: Path) -> None:
+    noted = run("inspect", "g.yaml", cwd=spec)
+    quiet = run("inspect", "g.yaml", "--quiet", cwd=spec)
+    note = "openapi2mcp: g.yaml: 2 operations skipped with errors (`openapi2mcp generate` lists them)\n"
+    assert (noted.returncode, noted.stderr) == (0, note)
+    assert (quiet.returncode, quiet.stderr, quiet.stdout) == (0, "", noted.stdout)
