@@ -200,8 +200,8 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert result.stderr.splitlines() == [
-        "error: broken.yaml:6:5: #/paths/~1a~1{id}/get: path parameter(s) ['id'] of '/a/{id}' are not declared; "
-        "operation skipped",
+        "error: broken.yaml:6:5: #/paths/~1a~1{id}/get: path parameter(s) ['id'] of '/a/{id}' are not "
+        "declared; operation skipped",
         "info: broken.yaml:8:5: #/paths/~1b/get: x-mcp: false: left out",
         "out: 1 tools written (1 errors reported)",
         "out: 1 tool in 1 toolset, tools/list about 82 tokens; recommended mode: static "
