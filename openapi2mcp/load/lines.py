@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from openapi2mcp.load.bundle_sources import DEFAULT_REF_OPTIONS, RefFailure, RefOptions, Sources
+from openapi2mcp.load.limits import MAX_TEXT_BYTES
 from openapi2mcp.load.lines_walk import Reached, walk
 from openapi2mcp.load.refs import unescape_token
 from openapi2mcp.load.source import is_url
@@ -62,14 +63,17 @@ def locate(
 
 
 def _walk_file(path: str, requests: list[tuple[str, ...]]) -> list[Reached]:
-    if not any(requests):
-        return [Reached(None, None) for _ in requests]
+    """The requests walked in a regular file (a FIFO would wait forever) within the loader's size."""
+    nowhere = [Reached(None, None) for _ in requests]
+    if not any(requests) or not os.path.isfile(path):
+        return nowhere
     try:
         with open(path, "rb") as stream:
-            text = stream.read().decode("utf-8-sig")
+            raw = stream.read(MAX_TEXT_BYTES + 1)
+        text = raw.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
-        return [Reached(None, None) for _ in requests]
-    return walk(text, requests)
+        return nowhere
+    return nowhere if len(raw) > MAX_TEXT_BYTES else walk(text, requests)
 
 
 def _follow(sources: Sources, place: Reached, base: str) -> tuple[str, tuple[str, ...]] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from pathlib import Path
 
 from openapi2mcp.load.bundle import RefOptions
@@ -123,3 +124,11 @@ def test_a_ref_outside_the_reach_of_the_bundler_is_not_read(tmp_path: Path) -> N
 
 def test_a_spec_read_from_a_url_has_no_locations() -> None:
     assert locate("https://h.test/api.yaml", ["#/paths"]) == {}
+
+
+def test_a_ref_to_something_other_than_a_regular_file_is_not_opened(tmp_path: Path) -> None:
+    (tmp_path / "api.yaml").write_text("paths:\n  /a:\n    $ref: fifo.yaml#/a\n", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo.yaml")  # opening it would wait for a writer forever
+    pointer = "#/paths/~1a/get"
+    with contextlib.chdir(tmp_path):
+        assert locate("api.yaml", [pointer]) == {pointer: Location("api.yaml", 2, 3)}
