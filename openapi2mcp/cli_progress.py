@@ -51,21 +51,23 @@ def progress(shown: bool) -> Iterator[Stages]:
 
 
 class _Drawn:
-    """Stages shown on a `rich` progress line."""
+    """Stages shown on a `rich` progress line: one task per stage (its own spinner, bar and time)."""
 
     def __init__(self, display: Progress) -> None:
         self._display = display
-        self._task: TaskID = display.add_task("load", total=None, count="")
+        self._task: TaskID | None = None
         self._total: int | None = None
         self._done = 0
 
     def stage(self, name: str, total: int | None = None) -> None:
+        if self._task is not None:
+            self._display.remove_task(self._task)
         self._total, self._done = total or None, 0
         count = f"0/{total}" if total else ""
-        self._display.update(self._task, description=name, total=self._total, completed=0, count=count)
+        self._task = self._display.add_task(name, total=self._total, count=count)
 
     def step(self) -> None:
         self._done += 1
-        if self._done % _STEPS_PER_UPDATE == 0 or self._done == self._total:
+        if self._task is not None and (self._done % _STEPS_PER_UPDATE == 0 or self._done == self._total):
             total = max(self._total or 0, self._done)
             self._display.update(self._task, completed=self._done, total=total, count=f"{self._done}/{total}")
