@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli import CLI, EXIT_INPUT, run, run_process
 
 from openapi2mcp.cli_diagnostics import escape_data, escape_property, grouped, kind_of
 from openapi2mcp.diagnostics import Diagnostic, Level
-from tests.test_cli import CLI, EXIT_INPUT, run, run_process
 
 # Two errors of one kind, one warning, five places of one info and another info.
 SPEC = """\
