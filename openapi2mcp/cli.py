@@ -14,12 +14,14 @@ import typer
 
 from openapi2mcp.ci.check import check_package
 from openapi2mcp.ci.diff import diff_command
+from openapi2mcp.cli_diagnostics import display_options, print_diagnostics
 from openapi2mcp.cli_errors import fail
 from openapi2mcp.cli_inspect import inspect_command
 from openapi2mcp.cli_options import (
     AllowRemoteRefsOption,
     BundleOption,
     ConfigOption,
+    DiagnosticsFormatOption,
     EnvPrefixOption,
     ExcludeOption,
     IncludeOption,
@@ -31,13 +33,16 @@ from openapi2mcp.cli_options import (
     OutputSchemasOption,
     OverlayOption,
     ProfileOption,
+    QuietOption,
     RefRootOption,
     ServerVarOption,
     StrictOption,
     ToolsListLimitOption,
+    VerboseOption,
     command_line,
     resolve,
 )
+from openapi2mcp.cli_progress import on_terminal, progress
 from openapi2mcp.config import ConfigError, load_config, merge
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.emit.client_setup import client_setup, summary_lines
@@ -104,49 +109,64 @@ def generate_command(
             help="Write nothing; exit 0 if OUT is up to date, 1 (with a diff and the tool changelog) if not",
         ),
     ] = False,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
+    diagnostics_format: DiagnosticsFormatOption = "text",
 ) -> None:
     """Generate an MCP server package from SPEC into OUT; options not given come from the config file."""
+    display = display_options(diagnostics_format, quiet, verbose)
+    terminal = on_terminal(quiet=quiet)
     try:
         config_file, from_file = load_config(config, profile)
         run = resolve(merge(from_file, command_line(ctx)), config_file)
     except ConfigError as error:
         fail(str(error))
-    if config_file is not None:
+    if config_file is not None and not quiet:
         typer.echo(
             f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
         )
     try:
-        generation = generate(run.spec, run.options, run.refs)
+        with progress(terminal) as stages:
+            generation = generate(run.spec, run.options, run.refs, stages)
     except (LoadError, ServerVariableError) as error:  # selectors and overrides: checked by `resolve`
         fail(str(error))
-    _print_diagnostics(generation.diagnostics)
+    print_diagnostics(generation.diagnostics, run.spec, display, run.refs, terminal, run.strict)
     if run.strict:
         _fail_if_not_clean(generation.diagnostics)
     if check:
         _check(run.out, generation.files)
     try:
-        write_package(run.out, generation.files, generation.starters)
+        with progress(terminal) as stages:
+            stages.stage("write")
+            write_package(run.out, generation.files, generation.starters)
     except (OutputError, OSError) as error:
         fail(str(error))
-    skipped = generation.diagnostics.count(Level.ERROR)
-    typer.echo(
-        f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
-    )
-    sizes = summary(measure(from_model(generation.model)))
-    typer.echo(f"{run.out}: {sizes} (details: openapi2mcp inspect {run.out})", err=True)
-    _print_setup(run.out, generation.model, run.options)
+    if not quiet:
+        skipped = generation.diagnostics.count(Level.ERROR)
+        typer.echo(
+            f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
+        )
+        sizes = summary(measure(from_model(generation.model)))
+        typer.echo(f"{run.out}: {sizes} (details: openapi2mcp inspect {run.out})", err=True)
+        _print_setup(run.out, generation.model, run.options)
+    if run.options.bundle:
+        _pack(run.out, run.options.dist_name, quiet)
 
 
 def _print_setup(out: Path, model: ApiModel, options: GeneratorOptions) -> None:
-    """The variables the server needs and how to add it to a client; with --bundle, the packing."""
+    """The variables the server needs and how to add it to a client."""
     setup = client_setup(model, options, variables(model, options.env_prefix))
     for line in summary_lines(setup, str(out)):
         typer.echo(line, err=True)
-    if options.bundle:
-        try:
-            packed = pack_bundle(out, options.dist_name)
-        except PackError as error:
-            fail(f"--bundle: {error}")
+
+
+def _pack(out: Path, dist_name: str, quiet: bool) -> None:
+    """--bundle: OUT packed into OUT/NAME.mcpb (a failure is exit 2 even with --quiet)."""
+    try:
+        packed = pack_bundle(out, dist_name)
+    except PackError as error:
+        fail(f"--bundle: {error}")
+    if not quiet:
         typer.echo(f"{out}: {packed.message}", err=True)
 
 
@@ -166,11 +186,6 @@ def _fail_if_not_clean(diagnostics: Diagnostics) -> None:
     errors, warnings = diagnostics.count(Level.ERROR), diagnostics.count(Level.WARNING)
     if errors or warnings:
         fail(f"--strict: {errors} errors and {warnings} warnings (listed above); nothing was written")
-
-
-def _print_diagnostics(diagnostics: Diagnostics) -> None:
-    for diagnostic in diagnostics:
-        typer.echo(diagnostic.render(), err=True)
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ from openapi2mcp.cli_options import (
     OutputSchemasOption,
     OverlayOption,
     ProfileOption,
+    QuietOption,
     RefRootOption,
     ToolsListLimitOption,
     command_line,
@@ -31,6 +32,7 @@ from openapi2mcp.cli_options import (
     require,
     resolve_options,
 )
+from openapi2mcp.cli_progress import on_terminal, progress
 from openapi2mcp.config import ConfigError, Settings, load_config, merge
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.render import TOOL_DATA_FILE
@@ -71,6 +73,7 @@ def inspect_command(
     overlay: OverlayOption = None,
     config: ConfigOption = None,
     profile: ProfileOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Show what a server's tools/list costs, what clients do with it, and the mode to use.
 
@@ -85,7 +88,7 @@ def inspect_command(
         _refuse_spec_options(given, config, profile)
         source, kind, inventory = spec, "package", _read_package(Path(spec))
     else:
-        source, inventory = _generate(given, config, profile)
+        source, inventory = _generate(given, config, profile, quiet)
         kind = "spec"
     result = report(source, kind, measure(inventory))
     if output_format == "json":
@@ -113,8 +116,11 @@ def _read_package(path: Path) -> Inventory:
         fail(str(error))
 
 
-def _generate(given: Settings, config: Path | None, profile: str | None) -> tuple[str, Inventory]:
-    """The spec's source and its tools, generated in memory as `generate` would."""
+def _generate(
+    given: Settings, config: Path | None, profile: str | None, quiet: bool
+) -> tuple[str, Inventory]:
+    """The spec's source and its tools, generated in memory as `generate` would (a progress line on
+    a terminal; `quiet`: no notes on stderr)."""
     try:
         config_file, from_file = load_config(config, profile)
         settings = merge(from_file, given)
@@ -123,16 +129,17 @@ def _generate(given: Settings, config: Path | None, profile: str | None) -> tupl
         options, refs = resolve_options(settings, name)
     except ConfigError as error:
         fail(str(error))
-    if config_file is not None:
+    if config_file is not None and not quiet:
         typer.echo(
             f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
         )
     source = str(settings["spec"].value)
     try:
-        generation = generate(source, options, refs)
+        with progress(on_terminal(quiet=quiet)) as stages:
+            generation = generate(source, options, refs, stages)
     except (LoadError, ServerVariableError) as error:
         fail(str(error))
-    if skipped := generation.diagnostics.count(Level.ERROR):
+    if (skipped := generation.diagnostics.count(Level.ERROR)) and not quiet:
         noun = "operation" if skipped == 1 else "operations"
         typer.echo(
             f"openapi2mcp: {source}: {skipped} {noun} skipped with errors "

@@ -22,7 +22,8 @@ from openapi2mcp.tools.toolsets import default_problem, rule_problem
 
 REQUIRED = {"spec": "SPEC", "out": "-o/--out", "name": "--name"}  # config key → how the CLI names it
 _FLAG_KEYS = {"server_var": "server-vars", "overlay": "overlays"}  # parameters not named like their key
-_NOT_OPTIONS = ("config", "profile", "output_format")  # parameters that are no setting of the config file
+# parameters that are no setting of the config file
+_NOT_OPTIONS = ("config", "profile", "output_format", "quiet", "verbose", "diagnostics_format")
 
 # The options, declared once: a command takes one as `parameter: NameStyleOption = "portable"`.
 OutOption = Annotated[
@@ -89,6 +90,21 @@ ProfileOption = Annotated[
     str | None,
     typer.Option(
         metavar="NAME", help="Apply the config file's profiles.NAME table on top of its other options"
+    ),
+]
+
+QuietOption = Annotated[
+    bool, typer.Option("--quiet", "-q", help="Print errors only; the exit status tells the rest")
+]
+VerboseOption = Annotated[
+    bool, typer.Option("--verbose", "-v", help="List every place of each kind of diagnostic, not the first 3")
+]
+DiagnosticsFormatOption = Annotated[
+    str,
+    typer.Option(
+        metavar="FORMAT",
+        help="'text' (grouped, on stderr) or 'github' (GitHub Actions annotations of the spec's lines, "
+        "on stdout)",
     ),
 ]
 

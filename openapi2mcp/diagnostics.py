@@ -25,7 +25,12 @@ class Diagnostic:
 
     def render(self) -> str:
         """One line: control characters and line separators of the spec shown escaped (`\\x1b`)."""
-        return f"{self.level.value}: {self.pointer}: {self.message}".translate(_VISIBLE)
+        return visible(f"{self.level.value}: {self.pointer}: {self.message}")
+
+
+def visible(text: str) -> str:
+    """Control characters and line separators of a spec's text shown escaped (`\\x1b`)."""
+    return text.translate(_VISIBLE)
 
 
 # C0 and C1 controls, DEL, U+2028 and U+2029: a spec's text must not move a terminal's cursor or

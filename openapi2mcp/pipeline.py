@@ -6,7 +6,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit.formatting import format_files
@@ -17,7 +17,7 @@ from openapi2mcp.load.overlay import apply_overlays
 from openapi2mcp.load.source import LoadError, load_source
 from openapi2mcp.load.swagger2.convert import convert_swagger2_with_origins, is_swagger2
 from openapi2mcp.load.swagger2.origins import SwaggerOrigins
-from openapi2mcp.model import ApiModel, GeneratorOptions
+from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions
 from openapi2mcp.tools.mapper import map_document
 from openapi2mcp.tools.overrides import validate_overrides
 from openapi2mcp.tools.selectors import parse_all
@@ -32,6 +32,29 @@ class Generation:
     diagnostics: Diagnostics
     document: dict[str, Any]  # the OAS 3.x document mapped: bundled, Swagger 2.0 converted
     starters: dict[str, str]  # files the user owns (hooks.py): written only where none exists
+
+
+class Stages(Protocol):
+    """Told where a generation is, for a progress display (`cli_progress.py`)."""
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        """A stage starts; `total`: its steps, when counted."""
+
+    def step(self) -> None:
+        """One step of the current stage is done."""
+
+
+class Unobserved:
+    """No progress display: the default."""
+
+    def stage(self, name: str, total: int | None = None) -> None:
+        pass
+
+    def step(self) -> None:
+        pass
+
+
+UNOBSERVED = Unobserved()
 
 
 def check_version(document: Any, source: str) -> None:
@@ -49,21 +72,25 @@ def check_version(document: Any, source: str) -> None:
 
 
 def generate(
-    source: str, options: GeneratorOptions, ref_options: RefOptions = DEFAULT_REF_OPTIONS
+    source: str,
+    options: GeneratorOptions,
+    ref_options: RefOptions = DEFAULT_REF_OPTIONS,
+    stages: Stages = UNOBSERVED,
 ) -> Generation:
     """Raise LoadError when the spec or an overlay cannot be read or applied (OverlayError),
     ServerVariableError for a `--server-var` the spec does not allow, SelectorError, OverrideError
     or ToolsetError for invalid `options.include`/`exclude`, `options.overrides` or
     `options.toolsets`/`default_toolsets` (checked before anything is read); everything else
     becomes diagnostics. `ref_options` says which other documents the spec's references may reach
-    (see `bundle`)."""
+    (see `bundle`). `stages` is told each stage as it starts."""
     parse_all((*options.include, *options.exclude))
     validate_overrides(options.overrides, options.name_style)
     validate_toolsets(options.toolsets, options.default_toolsets)
     try:
         with _no_cycle_collection():
+            stages.stage("load")
             document, name = load_source(source)
-            return _generate(document, name, options, ref_options)
+            return _generate(document, name, options, ref_options, stages)
     except RecursionError:  # only a pathological spec nests deep enough (real ones: ≤ 30 levels)
         raise LoadError(f"{source}: the spec is nested too deeply to be processed") from None
 
@@ -81,9 +108,12 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: RefOptions) -> Generation:
+def _generate(
+    document: Any, name: str, options: GeneratorOptions, ref_options: RefOptions, stages: Stages
+) -> Generation:
     diagnostics = Diagnostics()
     document = apply_overlays(document, options.overlays, diagnostics)
+    stages.stage("bundle $refs")
     document = bundle(document, name, diagnostics, ref_options)
     origins: SwaggerOrigins | None = None
     if is_swagger2(document):
@@ -91,10 +121,24 @@ def _generate(document: Any, name: str, options: GeneratorOptions, ref_options: 
     check_version(document, name)
     check_overrides(document, dict(options.server_variables))
     mapped_from = len(diagnostics)
-    mapped = map_document(document, options, diagnostics, source=name)
+    stages.stage("map operations", _operation_count(document))
+    mapped = map_document(document, options, diagnostics, source=name, on_operation=stages.step)
+    stages.stage("fit sizes")
     model = fit_tools(mapped, options.sizes, diagnostics)
     if origins is not None:
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
-    files = format_files(render_package(model, options, mapped), verbatim)
+    stages.stage("render")
+    rendered = render_package(model, options, mapped)
+    stages.stage("format")
+    files = format_files(rendered, verbatim)
     return Generation(model, files, diagnostics, document, render_starters(model, options))
+
+
+def _operation_count(document: dict[str, Any]) -> int:
+    """About how many operations the map stage walks (path items behind a `$ref` count none)."""
+    paths = document.get("paths")
+    if not isinstance(paths, dict):
+        return 0
+    items = [item for item in paths.values() if isinstance(item, dict)]
+    return sum(1 for item in items for method in METHOD_ORDER if method in item)

@@ -207,9 +207,9 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
     assert result.stderr.splitlines()[:-SETUP_LINES] == [
-        "error: #/paths/~1a~1{id}/get: path parameter(s) ['id'] of '/a/{id}' are not declared; "
-        "operation skipped",
-        "info: #/paths/~1b/get: x-mcp: false: left out",
+        "error: broken.yaml:6:5: #/paths/~1a~1{id}/get: path parameter(s) ['id'] of '/a/{id}' are not "
+        "declared; operation skipped",
+        "info: broken.yaml:8:5: #/paths/~1b/get: x-mcp: false: left out",
         "out: 1 tools written (1 errors reported)",
         "out: 1 tool in 1 toolset, tools/list about 108 tokens; recommended mode: static "
         "(details: openapi2mcp inspect out)",
@@ -420,7 +420,7 @@ def test_strict_fails_on_a_warning_prints_the_diagnostics_and_leaves_out_untouch
     result = run_process("generate", "w.yaml", "-o", "out", "--name", "petstore", "--strict", cwd=tmp_path)
     assert result.returncode == EXIT_INPUT and not result.crashed
     assert result.stderr.splitlines() == [
-        "warning: #/servers/0: server variable 'region' has no default: "
+        "warning: w.yaml:3:11: #/servers/0: server variable 'region' has no default: "
         "give one with --server-var region=VALUE",
         "openapi2mcp: error: --strict: 0 errors and 1 warnings (listed above); nothing was written",
     ]
@@ -431,7 +431,7 @@ def test_strict_passes_a_spec_with_only_info_diagnostics(tmp_path: Path) -> None
     (tmp_path / "r.yaml").write_text(REGIONAL_SPEC.replace("/a:", "/a?x=1:"), encoding="utf-8")
     result = run("generate", "r.yaml", "-o", "out", "--name", "r", "--strict", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert result.stderr.startswith("info: #/paths/~1a?x=1/get: ")
+    assert result.stderr.startswith("info: r.yaml:5:12: #/paths/~1a?x=1/get: ")
 
 
 def _nested_spec(levels: int) -> str:
@@ -558,7 +558,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GeneratorOption
 
     calls: list[tuple[str, GeneratorOptions, RefOptions]] = []
 
-    def record(spec: str, options: GeneratorOptions, refs: RefOptions) -> None:
+    def record(spec: str, options: GeneratorOptions, refs: RefOptions, stages: object = None) -> None:
         calls.append((spec, options, refs))
         raise LoadError("recorded")
 

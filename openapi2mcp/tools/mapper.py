@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,11 +30,15 @@ _DESCRIPTION_LIMIT = 4000
 
 
 def map_document(
-    document: dict[str, Any], options: GeneratorOptions, diagnostics: Diagnostics, source: str = ""
+    document: dict[str, Any],
+    options: GeneratorOptions,
+    diagnostics: Diagnostics,
+    source: str = "",
+    on_operation: Callable[[], None] | None = None,
 ) -> ApiModel:
     """The whole model: API metadata, security schemes and one tool per usable operation that the
     options' selectors keep (with their overrides applied), each in its toolset. Raise SelectorError
-    for a selector that cannot be read."""
+    for a selector that cannot be read. `on_operation` is called as each operation is reached."""
     resolver = Resolver(document)
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
@@ -57,6 +62,8 @@ def map_document(
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
     for ref in iter_operations(document, resolver, diagnostics):
+        if on_operation is not None:
+            on_operation()
         its_overrides = overrides.matching(ref)  # also for operations left out: not "unmatched"
         if not selection.keeps(ref):
             continue

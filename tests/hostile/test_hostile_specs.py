@@ -151,13 +151,15 @@ def test_references_outside_the_ref_root_are_never_read(tmp_path: Path, outside:
         for index, ref in enumerate(refs)
     }
     paths["/fine"] = {"get": operation("fine")}
-    outcome = generate(write_json(tmp_path / "root" / "spec.json", spec(paths)), tmp_path)
+    # one annotation per diagnostic, each placed in the spec (the places are looked up in the files)
+    spec_path = write_json(tmp_path / "root" / "spec.json", spec(paths))
+    outcome = generate(spec_path, tmp_path, "--diagnostics-format", "github")
     assert outcome.returncode == 0, outcome.stderr
     everything = outcome.everything()
     assert SECRET not in everything and "root:x:0:0" not in everything
-    assert outcome.stderr.count("operation skipped") == len(refs), outcome.stderr
-    assert outcome.stderr.count("is outside the spec's directory") == 2  # one warning per document
-    assert "'fifo.json' is not a regular file" in outcome.stderr
+    assert outcome.stdout.count("operation skipped") == len(refs), outcome.stdout
+    assert outcome.stdout.count("is outside the spec's directory") == 2  # one warning per document
+    assert "'fifo.json' is not a regular file" in outcome.stdout
     assert written(outcome) == f"1 tools written ({len(refs)} errors reported)"
 
 
