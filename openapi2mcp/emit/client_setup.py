@@ -21,6 +21,7 @@ the clients document them:
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -219,10 +220,16 @@ def summary_lines(setup: ClientSetup, out: str) -> list[str]:
     readme = f"{out}/README.md"
     return [
         f"{out}: environment: {needs}; {setup.optional_count} optional settings in {readme}",
-        f"{out}: add it to Claude Code (after `pip install {out}`):",
+        f"{out}: add it to Claude Code (after `pip install {_pip_path(out)}`):",
         f"  {setup.claude_code('installed')}",
         f"{out}: Claude Desktop, VS Code, Cursor, uvx, HTTP and more: {readme} (Use it from a client)",
     ]
+
+
+def _pip_path(out: str) -> str:
+    """OUT as pip reads a local directory (`./out`, not a package named `out`), shell-quoted."""
+    local = out if os.path.isabs(out) or out.startswith(("./", "../")) else f"./{out}"
+    return shlex.quote(local)
 
 
 def _input(key: str, description: str, secret: bool) -> dict[str, Any]:
