@@ -23,6 +23,7 @@ from openapi2mcp.cli_options import (
     ExcludeOption,
     IncludeOption,
     InputSchemaLimitOption,
+    ModelsOption,
     NameOption,
     NameStyleOption,
     OutOption,
@@ -90,6 +91,7 @@ def generate_command(
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
     overlay: OverlayOption = None,
+    models: ModelsOption = False,
     config: ConfigOption = None,
     profile: ProfileOption = None,
     check: Annotated[

@@ -54,6 +54,7 @@ KINDS: dict[str, Kind] = {
     "toolsets": "text-table",
     "default-toolsets": "texts",
     "mode": "text",  # config only: the generated server's default --mode
+    "models": "flag",
 }
 EXPECTED: dict[Kind, str] = {
     "text": "a string",

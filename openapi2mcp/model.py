@@ -197,6 +197,7 @@ class GeneratorOptions:
     toolsets: tuple[tuple[str, str], ...] = ()  # (selector, toolset name): the first that matches wins
     default_toolsets: tuple[str, ...] = ()  # the toolsets enabled by default; () = all of them
     default_mode: str = "auto"  # the generated server's --mode when neither flag nor variable says
+    models: bool = False  # --models: write models.py (pydantic classes of the tools, emit/models.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
