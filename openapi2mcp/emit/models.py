@@ -151,7 +151,7 @@ def _names_own(ref: str, names: Mapping[str, Any]) -> bool:
 
 
 def models_text(model: ApiModel, header_comment: str, diagnostics: Diagnostics) -> str:
-    """The text of models.py (not yet black-formatted); schemas the generator fails on are left
+    """The text of models.py (not yet black-formatted); schemas that cannot be generated are left
     out, each with a warning."""
     require_generator()
     wanted, failed = [], []
@@ -160,28 +160,34 @@ def models_text(model: ApiModel, header_comment: str, diagnostics: Diagnostics) 
             failed.append((unit, f"$ref {ref!r} names none of the schema's own $defs"))
         else:
             wanted.append(unit)
-    failed += _failing(wanted, header_comment)
+    try:
+        text = _generate(wanted, header_comment)
+    except Exception:  # datamodel-code-generator raises many kinds of errors: find the culprits
+        failed += _failing(wanted, header_comment)
+        wanted = [unit for unit in wanted if all(unit is not bad for bad, _ in failed)]
+        try:  # what passed alone and in halves, together
+            text = _generate(wanted, header_comment)
+        except Exception as error:
+            diagnostics.error(_POINTER, f"{MODELS_FILE}: left without classes ({_reason(error)})")
+            return _generate([], header_comment)
     for unit, reason in failed:
         diagnostics.warning(
             _POINTER,
             f"{MODELS_FILE}: no class {unit.name} for tool {unit.tool!r}: "
             f"its schema cannot be generated ({reason})",
         )
-    left_out = {id(unit) for unit, _ in failed}
-    kept = [unit for unit in wanted if id(unit) not in left_out]
-    text = _generate(kept, header_comment)
     if problem := check_declarations(text):
-        diagnostics.error(_POINTER, f"{MODELS_FILE}: left empty: the generated code {problem}")
+        diagnostics.error(_POINTER, f"{MODELS_FILE}: left without classes: the generated code {problem}")
         return _generate([], header_comment)
     defined = _class_names_in(text)
-    for unit in kept:
+    for unit in wanted:
         if unit.name not in defined:
             diagnostics.warning(_POINTER, f"{MODELS_FILE}: class {unit.name} (tool {unit.tool!r}) is missing")
     return text
 
 
 def _failing(wanted: list[Unit], header: str) -> list[tuple[Unit, str]]:
-    """The units the generator fails on, alone: one run when none fails, bisection otherwise."""
+    """The units the generator fails on alone, by bisection."""
     try:
         _generate(wanted, header)
         return []
