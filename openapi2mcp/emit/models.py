@@ -35,8 +35,26 @@ _DOCSTRING = '''"""Pydantic v2 classes of each tool's arguments and structured r
 Imported only by the hooks that use it, never by the server.
 """'''
 # What models.py may import from and call: anything else means the output is not what we expect.
-_MODULES = frozenset({"__future__", "enum", "typing", "pydantic", "datetime", "decimal", "uuid", "ipaddress"})
-_CALLS = frozenset({"Field", "ConfigDict", "AnyUrl", "constr", "conint", "confloat", "conlist"})
+_MODULES = frozenset(
+    {
+        "__future__",
+        "enum",
+        "typing",
+        "typing_extensions",
+        "pydantic",
+        "datetime",
+        "decimal",
+        "uuid",
+        "ipaddress",
+    }
+)
+_CALLS = frozenset(
+    {"Field", "ConfigDict", "StringConstraints", "TypeAliasType", "constr", "conint", "confloat", "conlist"}
+)
+# pydantic types that need a package the generated server does not install (email-validator)
+_NEEDS_EXTRAS = frozenset({"EmailStr", "NameEmail"})
+# formats whose pydantic type needs such a package: plain strings instead
+_TYPE_MAPPINGS = ["email=string", "idn-email=string"]
 
 
 class ModelsUnavailable(Exception):
@@ -227,6 +245,7 @@ def _generate(chosen: list[Unit], header: str) -> str:
             parent_scoped_naming=True,
             field_constraints=True,
             use_annotated=True,
+            type_mappings=_TYPE_MAPPINGS,
         )
     if not isinstance(text, str):
         raise TypeError(f"datamodel-code-generator returned {type(text).__name__}, not one module")
@@ -245,6 +264,10 @@ def check_declarations(source: str) -> str | None:
             return f"imports {node.names[0].name} (line {node.lineno})"
         if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] not in _MODULES:
             return f"imports from {node.module} (line {node.lineno})"
+        if isinstance(node, ast.ImportFrom) and (extra := {a.name for a in node.names} & _NEEDS_EXTRAS):
+            return (
+                f"imports {min(extra)}, which needs a package the server does not have (line {node.lineno})"
+            )
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _CALLS):
             return f"calls {ast.unparse(node.func)[:60]} (line {node.lineno})"
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):

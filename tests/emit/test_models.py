@@ -136,10 +136,21 @@ def test_when_every_schema_fails_models_py_holds_no_class(petstore: ApiModel) ->
         ("class A:\n    def f(self): pass\n", "defines a function (line 2)"),
         ("x = (lambda: 1)\n", "defines a function (line 1)"),
         ("class A(\n", "is not valid Python ('(' was never closed, line 1)"),
+        (
+            "from pydantic import BaseModel, EmailStr\n",
+            "imports EmailStr, which needs a package the server does not have (line 1)",
+        ),
     ],
 )
 def test_the_output_check_names_what_is_not_a_declaration(source: str, problem: str) -> None:
     assert models.check_declarations(source) == problem
+
+
+def test_an_email_is_a_plain_string_email_validator_is_not_installed(petstore: ApiModel) -> None:
+    schema = {"type": "object", "properties": {"to": {"type": "string", "format": "email"}}}
+    text = models.models_text(with_tools(petstore, ("send", schema, None)), "#", Diagnostics())
+    assert "    to: str | None = None" in text
+    assert "EmailStr" not in text
 
 
 def test_the_generated_models_pass_the_output_check(petstore: ApiModel) -> None:
