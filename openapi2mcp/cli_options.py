@@ -13,6 +13,7 @@ from typing import Annotated, Any, get_args
 import typer
 
 from openapi2mcp.config import CONFIG_FILE, PYPROJECT, PYPROJECT_TABLE, ConfigError, Setting, Settings
+from openapi2mcp.emit.models import ModelsUnavailable, require_generator
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.model import GeneratorOptions, NameStyle, OutputSchemas, SizeLimits
 from openapi2mcp.tools.naming import env_token
@@ -78,6 +79,10 @@ OverlayOption = Annotated[
 BundleOption = Annotated[
     bool,
     typer.Option(help="Also write an MCPB manifest.json and pack OUT into OUT/NAME.mcpb with the mcpb CLI"),
+]
+ModelsOption = Annotated[
+    bool,
+    typer.Option(help="Also write models.py: pydantic classes of each tool's arguments and result"),
 ]
 ConfigOption = Annotated[
     Path | None,
@@ -154,6 +159,8 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
     """Check every value (a bad one is named with where it was given) and apply the defaults."""
     require(settings, config, REQUIRED)
     options, refs = resolve_options(settings, dist_name(settings["name"]))
+    if options.models:
+        _require_models_generator(settings["models"])
     return Resolved(
         str(settings["spec"].value),
         Path(settings["out"].value),
@@ -192,6 +199,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         default_mode=_choice(settings, "mode", SERVER_MODES, GeneratorOptions.default_mode),
         bundle=_get(settings, "bundle", False),
         icons=_get(settings, "icons", None),
+        models=_get(settings, "models", False),
     )
     try:
         validate_overrides(options.overrides, options.name_style)
@@ -199,6 +207,13 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         raise ConfigError(str(error)) from None
     refs = RefOptions(_get(settings, "allow-remote-refs", False), _ref_root(settings.get("ref-root")))
     return options, refs
+
+
+def _require_models_generator(setting: Setting) -> None:
+    try:
+        require_generator()
+    except ModelsUnavailable as error:
+        raise ConfigError(f"{setting.origin}: {error}") from None
 
 
 def require(settings: Settings, config: Path | None, required: dict[str, str]) -> None:

@@ -55,6 +55,7 @@ KINDS: dict[str, Kind] = {
     "default-toolsets": "texts",
     "bundle": "flag",
     "mode": "text",  # config only: the generated server's default --mode
+    "models": "flag",
 }
 EXPECTED: dict[Kind, str] = {
     "text": "a string",

@@ -234,6 +234,7 @@ class GeneratorOptions:
     default_mode: str = "auto"  # the generated server's --mode when neither flag nor variable says
     bundle: bool = False  # --bundle: also an MCPB manifest.json (emit/mcpb.py)
     icons: tuple[Icon, ...] | None = None  # the config file's `icons` (None: the spec's x-logo)
+    models: bool = False  # --models: write models.py (pydantic classes of the tools, emit/models.py)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -10,7 +10,8 @@ from typing import Any, Protocol
 
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit.formatting import format_files
-from openapi2mcp.emit.render import render_package, render_starters, runtime_files
+from openapi2mcp.emit.models import MODELS_FILE, models_text
+from openapi2mcp.emit.render import header_comment, render_package, render_starters, runtime_files
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.load.overlay import apply_overlays
@@ -129,9 +130,11 @@ def _generate(
         diagnostics.relocate(mapped_from, origins.original)
     verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     stages.stage("render")
-    rendered = render_package(model, options, mapped)
+    files = render_package(model, options, mapped)
+    if options.models:
+        files[f"{options.package_name}/{MODELS_FILE}"] = models_text(model, header_comment(), diagnostics)
     stages.stage("format")
-    files = format_files(rendered, verbatim)
+    files = format_files(files, verbatim)
     return Generation(model, files, diagnostics, document, render_starters(model, options))
 
 

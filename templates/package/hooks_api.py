@@ -13,6 +13,9 @@ from urllib.parse import unquote
 
 import mcp.types as types
 
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import serialize as ser  # type: ignore[import-not-found,unused-ignore]
     from settings import TOKEN, ConfigError  # type: ignore[import-not-found,unused-ignore]
@@ -20,15 +23,40 @@ else:
     from . import serialize as ser
     from .settings import TOKEN, ConfigError
 
-__all__ = ["Call", "HookError", "Hooks", "Request", "Result"]
+__all__ = ["Call", "HookError", "Hooks", "ModelMismatch", "Request", "Result"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound="BaseModel")
 CallTool = Callable[[str, Mapping[str, Any]], Awaitable[types.CallToolResult]]
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 class HookError(Exception):
     """Raise it in a hook or tool to fail the call with exactly this message."""
+
+
+class ModelMismatch(ValueError):
+    """`arguments_as` / `data_as`: the value does not fit the class asked for."""
+
+
+def validated(model: type[M], value: Any, what: str) -> M:
+    """`value` as an instance of `model` (a pydantic class, e.g. of models.py); ModelMismatch
+    ("{what} {model}: {where}: {problem}; ...") when it does not fit. pydantic is imported here:
+    by the hooks that use it, not at start-up."""
+    from pydantic import BaseModel, ValidationError
+
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"give a pydantic model class (e.g. of models.py), not {model!r}")
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        problems = [
+            f"{'.'.join(map(str, e['loc'])) or '(top)'}: {e['msg']}"
+            for e in error.errors(include_url=False)
+        ]
+        more = f"; {len(problems) - 5} more" if len(problems) > 5 else ""
+        shown = "; ".join(problems[:5]) + more
+        raise ModelMismatch(f"{what} {model.__name__}: {shown}") from error
 
 
 class Headers(MutableMapping[str, str]):
@@ -175,6 +203,15 @@ class Result:
         self._mirror = types.TextContent(text=ser.to_json(value)) if value is not None else None
         self.content = [self._mirror] if self._mirror else self.content
 
+    def data_as(self, model: type[M]) -> M:
+        """The structured content as a `model` (a class of models.py, e.g. `ListPetsResult`): a
+        typed copy; ModelMismatch when there is none or it does not fit."""
+        if self.structured is None:
+            raise ModelMismatch(
+                f"no structured content to read as {getattr(model, '__name__', model)}"
+            )
+        return validated(model, self.structured, "the structured content does not fit")
+
     @classmethod
     def from_mcp(cls, result: types.CallToolResult) -> Result:
         structured, content = result.structured_content, list(result.content)
@@ -207,6 +244,12 @@ class Call:
     status: int | None = None  # the HTTP status of the last answer (None: nothing was sent)
     response_headers: Mapping[str, str] = field(default_factory=dict)
     _call_tool: CallTool | None = field(default=None, repr=False)
+
+    def arguments_as(self, model: type[M]) -> M:
+        """The arguments as a `model` (a class of models.py, e.g. `ListPetsArgs`): a typed copy
+        (change `arguments` or the request to change what is sent); ModelMismatch if they do not
+        fit."""
+        return validated(model, self.arguments, f"the arguments of {self.tool!r} do not fit")
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Result:
         """Call another tool of this server (its hooks run too); for your async tools."""

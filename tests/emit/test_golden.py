@@ -32,9 +32,10 @@ def tree(root: Path) -> dict[str, bytes]:
 
 
 def generate(spec: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`openapi2mcp generate specs/<file> -o OUT --name <stem>` in-process, from the repository root."""
+    """`openapi2mcp generate specs/<file> -o OUT --name <stem> --models` in-process, from the
+    repository root."""
     monkeypatch.chdir(REPO)
-    args = ["generate", spec.relative_to(REPO).as_posix(), "-o", str(out), "--name", spec.stem]
+    args = ["generate", spec.relative_to(REPO).as_posix(), "-o", str(out), "--name", spec.stem, "--models"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, f"openapi2mcp {' '.join(args)} failed:\n{result.output}"
 

@@ -558,18 +558,27 @@ async def test_the_starter_hooks_py_examples_work_once_uncommented(
     from openapi2mcp.pipeline import generate
 
     name, folder = package
-    options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE")
-    model = generate(str(TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"), options).model
+    options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE", models=True)
+    generation = generate(str(TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"), options)
+    model = generation.model
+    (folder / "models.py").write_text(generation.files["petstore/models.py"])  # the typed example's
     lines, in_example = [], False
     for line in render_starters(model, options)["petstore/hooks.py"].splitlines():
         in_example = (in_example or line == "#") and line != ""
         lines.append(line.removeprefix("# ").removeprefix("#") if in_example else line)
     (folder / "hooks.py").write_text("\n".join(lines) + "\n")
     hooks = load(name)
-    assert [hook.kind for hook in hooks.hooks] == ["before_request", "after_result", "http_client"]
+    kinds = ["before_request", "after_result", "before_request", "after_result", "http_client"]
+    assert [hook.kind for hook in hooks.hooks] == kinds
     assert list(hooks.tools) == ["echo"]
     client_options = template_module("http_exchange").client_options(True)
     hooks.client_hooks()[0].function(client_options)
+    typed_call = hooks_api.Call("listPets", {"limit": 3})
+    hooks.hooks[2].function(typed_call, Request("GET", "http://h/pets"))
+    assert typed_call.state["arguments"].limit == 3
+    typed_result = Result.of({"result": [{"name": "rex", "id": "1"}]})
+    hooks.hooks[3].function(typed_call, typed_result)
+    assert typed_result.data == {"result": [{"name": "rex", "id": "1"}]}
     async with httpx2.AsyncClient(**client_options) as client:
         assert (await client.get(upstream.url + "/x")).status_code == 200
     assert f"-> <Request('GET', '{upstream.url}/x')>" in capsys.readouterr().err

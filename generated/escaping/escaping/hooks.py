@@ -6,7 +6,7 @@ generation writes this template again). The examples below are off: remove their
 
 from __future__ import annotations
 
-from .hooks_api import Call, HookError, Hooks, Request, Result  # noqa: F401
+from .hooks_api import Call, HookError, Hooks, ModelMismatch, Request, Result  # noqa: F401
 
 hooks = Hooks()
 
@@ -23,6 +23,21 @@ hooks = Hooks()
 # async def add_note(call: Call, result: Result) -> None:
 #     if result.data is not None:
 #         result.data["note"] = "checked by hooks.py"
+
+# Typed arguments and results: generate with --models, then use the classes of models.py
+# (`<Tool>Args`, `<Tool>Result`); a value that does not fit fails the call with pydantic's reason.
+#
+# from .models import GetItemImportOsArgs, GetItemImportOsResult
+#
+# @hooks.before_request("get_item____import_os__")
+# def typed_arguments(call: Call, request: Request) -> None:
+#     arguments = call.arguments_as(GetItemImportOsArgs)  # attributes with the spec's types
+#     call.state["arguments"] = arguments
+#
+# @hooks.after_result("get_item____import_os__")
+# def typed_result(call: Call, result: Result) -> None:
+#     data = result.data_as(GetItemImportOsResult)  # change it, then write it back:
+#     result.data = data.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 # A tool of your own, listed after the generated ones (sync tools run in a worker thread).
 #
