@@ -133,3 +133,28 @@ async def test_set_level_is_refused_without_a_session_and_kept_per_session() -> 
     assert log._levels == {}
     await log.set_level(Ctx({"mcp-session-id": "s-1"}), params)
     assert log._levels == {"s-1": 1}
+
+
+async def test_the_workers_socket_gives_its_connections_tcp_nodelay() -> None:
+    """uvicorn's own bind_socket leaves proto 0 and asyncio then leaves Nagle on (a ~40 ms wait per
+    keep-alive request); tcp_socket's accepted connections have TCP_NODELAY."""
+    import asyncio
+    import socket
+
+    listening = http_serving.tcp_socket("127.0.0.1", 0)
+    assert listening.proto == socket.IPPROTO_TCP and listening.get_inheritable()
+    accepted: list[int] = []
+
+    async def note(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        writer.close()
+
+    server = await asyncio.start_server(note, sock=listening)
+    async with server:
+        _, writer = await asyncio.open_connection(*listening.getsockname()[:2])
+        for _ in range(100):
+            if accepted:
+                break
+            await asyncio.sleep(0.01)
+        writer.close()
+    assert accepted == [1]
