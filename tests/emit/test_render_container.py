@@ -83,3 +83,30 @@ def test_the_build_context_holds_the_project_files_only() -> None:
         "my_api/**/__pycache__",
         "my_api/**/*.py[cod]",
     ]
+
+
+def test_the_readme_shows_a_kubernetes_deployment_and_service_of_stateless_replicas() -> None:
+    import yaml
+
+    readme = generated(PETSTORE, "My_Api", "MY_API").files["README.md"]
+    section = readme[readme.index("### Containers and scale-out") :]
+    block = section[section.index("```yaml\n") + 8 : section.index("```\n", section.index("```yaml"))]
+    deployment, service = yaml.safe_load_all(block)
+    assert (deployment["kind"], service["kind"]) == ("Deployment", "Service")
+    assert deployment["metadata"]["name"] == service["metadata"]["name"] == "my-api"
+    assert deployment["spec"]["replicas"] == 3
+    pod = deployment["spec"]["template"]
+    assert (
+        pod["metadata"]["labels"]
+        == deployment["spec"]["selector"]["matchLabels"]
+        == service["spec"]["selector"]
+    )
+    (container,) = pod["spec"]["containers"]
+    assert container["image"] == "registry.example.com/my_api:0.1.0"
+    assert container["args"] == ["--transport", "http", "--host", "0.0.0.0", "--port", "8000", "--stateless"]
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/healthz", "port": 8000}
+    assert container["envFrom"] == [{"secretRef": {"name": "my-api"}}]
+    assert container["securityContext"]["runAsNonRoot"] is True
+    assert service["spec"]["ports"] == [{"port": 80, "targetPort": 8000}]
+    assert "kubectl create secret generic my-api --from-literal=MY_API_MCP_TOKENS=" in section
