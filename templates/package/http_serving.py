@@ -27,8 +27,14 @@ else:
     from .views import NarrowedPaths
 
 
+HEALTH_PATH = "/healthz"
+WORKER_ARGV = "OPENAPI2MCP_WORKER_ARGV"  # the command line each --workers process starts from
+_WORKER_APPS: list[ea.App] | None = None  # set in a worker process while worker_app builds
+
+
 def add_arguments(parser: argparse.ArgumentParser, prefix: str) -> None:
-    """--auth, --allow-unauthenticated, --credentials (a flag wins over its variable)."""
+    """--auth, --allow-unauthenticated, --credentials (a flag wins over its variable); --stateless,
+    --workers."""
     group = parser.add_argument_group("who may call the HTTP endpoint, with whose API credentials")
     group.add_argument(
         "--auth",
@@ -152,11 +158,6 @@ def tcp_socket(host: str, port: int) -> socket.socket:
         raise SystemExit(1) from None
     sock.set_inheritable(True)
     return sock
-
-
-HEALTH_PATH = "/healthz"
-WORKER_ARGV = "OPENAPI2MCP_WORKER_ARGV"  # the command line each --workers process starts from
-_WORKER_APPS: list[ea.App] | None = None  # set in a worker process while worker_app builds
 
 
 def worker_app() -> ea.App:
