@@ -43,7 +43,7 @@ def test_the_image_is_slim_python_and_runs_as_a_non_root_user() -> None:
     users = [arguments for keyword, arguments in found if keyword == "USER"]
     assert users == ["10001:10001"]
     assert any(
-        keyword == "RUN" and "useradd" in arguments and "--uid 10001" in arguments
+        keyword == "RUN" and "groupadd --gid 10001 mcp && useradd --uid 10001 --gid 10001" in arguments
         for keyword, arguments in found
     )
 
