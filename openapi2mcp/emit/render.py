@@ -93,6 +93,8 @@ def render_package(
         "pyproject.toml": "pyproject.toml.jinja",
         "README.md": "README.md.jinja",
         ".env.example": "env.example.jinja",
+        "Dockerfile": "Dockerfile.jinja",
+        ".dockerignore": "dockerignore.jinja",
         f"{package}/__init__.py": "__init__.py.jinja",
         f"{package}/__main__.py": "__main__.py.jinja",
         f"{package}/server.py": "server.py.jinja",

@@ -260,9 +260,9 @@ class ToolRuntime:
         session = self._session(ctx)
         if session is None:
             return res.error_result(
-                "This connection has no session to remember enabled toolsets in (the 2026-07-28 protocol"
-                " over HTTP is stateless): choose toolsets with the X-MCP-Toolsets header or the URL"
-                " /mcp/x/TOOLSETS instead."
+                "This connection has no session to remember enabled toolsets in (a --stateless"
+                " server, or the 2026-07-28 protocol over HTTP): choose toolsets with the"
+                " X-MCP-Toolsets header or the URL /mcp/x/TOOLSETS instead."
             )
         offered = self.catalog.toolsets_in(view.names)
         if unknown := [name for name in names if name not in offered]:

@@ -93,7 +93,10 @@ def env_lines(text: str) -> list[str]:
 
 def test_the_package_holds_exactly_the_documented_files() -> None:
     assert sorted(petstore().files) == sorted(
-        ["pyproject.toml", "README.md", ".env.example", *(f"petstore/{name}" for name in RUNTIME_FILES)]
+        [
+            *("pyproject.toml", "README.md", ".env.example", "Dockerfile", ".dockerignore"),
+            *(f"petstore/{name}" for name in RUNTIME_FILES),
+        ]
     )
 
 
@@ -126,7 +129,10 @@ def test_a_spec_without_operations_still_renders_a_complete_package() -> None:
     document["paths"] = {}
     files = rendered(document)
     assert sorted(files) == sorted(
-        ["pyproject.toml", "README.md", ".env.example", *(f"t/{n}" for n in RUNTIME_FILES)]
+        [
+            *("pyproject.toml", "README.md", ".env.example", "Dockerfile", ".dockerignore"),
+            *(f"t/{n}" for n in RUNTIME_FILES),
+        ]
     )
     assert json.loads(files["t/tool_data.json"])["tools"] == []
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import mcp.types as types
+from mcp import MCPError
 from mcp.shared.exceptions import MCPDeprecationWarning
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
@@ -152,8 +153,16 @@ class McpLog:
         self._levels: OrderedDict[str | None, int] = OrderedDict()
 
     async def set_level(self, ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
-        """The low-level server's logging/setLevel handler."""
+        """The low-level server's logging/setLevel handler; refused without a session to keep the
+        level in (a --stateless server), since it would otherwise reach every sessionless client."""
         key = session_of(ctx)
+        if key is None:
+            raise MCPError(
+                code=types.INVALID_REQUEST,
+                message="logging/setLevel needs a session to keep the level in, and this server keeps"
+                " none (--stateless): no log messages are sent to this client. From protocol"
+                " 2026-07-28 on, a request asks for them in its own _meta.",
+            )
         self._levels[key] = _LEVELS.index(params.level)
         self._levels.move_to_end(key)
         if len(self._levels) > 10_000:

@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
     server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
-        http_serving.serve(server, tools, args.host, args.port)
+        http_serving.serve(server, tools, args, sys.argv[1:] if argv is None else argv)
     else:
         import anyio
 
