@@ -129,6 +129,14 @@ def _only_tool(tmp_path: Path) -> dict[str, object]:
             "idempotentHint": True,
             "openWorldHint": True,
         },
+        "_meta": {
+            "openapi2mcp/operation": {
+                "operationId": "listPets",
+                "method": "GET",
+                "path": "/pets",
+                "toolset": "pets",
+            }
+        },
     }
 
 
