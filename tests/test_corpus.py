@@ -134,7 +134,7 @@ def _only_tool(tmp_path: Path) -> dict[str, object]:
                 "operationId": "listPets",
                 "method": "GET",
                 "path": "/pets",
-                "toolset": "pets",
+                "toolset": "untagged",
             }
         },
     }
