@@ -32,9 +32,12 @@ PACKAGE_VERSION = "0.1.0"  # as templates/package/pyproject.toml.jinja
 AUTHOR = "openapi2mcp"
 DESCRIPTION_CHARS = 200
 PACK_TIMEOUT = 300  # seconds
-# Not for the bundle: the generator's own records, virtual environments, build output.
+# Not for the bundle: the generator's own records, the container files, virtual environments, build
+# output.
 IGNORED = (
     ".openapi2mcp-manifest.json",
+    "Dockerfile",
+    ".dockerignore",
     "__pycache__/",
     "*.pyc",
     ".venv/",

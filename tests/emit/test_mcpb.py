@@ -112,6 +112,8 @@ def test_each_variable_is_a_user_config_entry_the_secret_one_sensitive_and_requi
 def test_the_ignore_file_keeps_records_and_environments_out_and_no_bundle_no_files() -> None:
     assert bundled().files[".mcpbignore"].splitlines() == [
         ".openapi2mcp-manifest.json",
+        "Dockerfile",
+        ".dockerignore",
         "__pycache__/",
         "*.pyc",
         ".venv/",
