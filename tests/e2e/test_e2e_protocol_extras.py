@@ -11,7 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import CLIENT_MODES, Generated, ServerVenv, generate_and_install, run_async, stdio_session
+from e2e_support import (
+    CALL_TIMEOUT,
+    CLIENT_MODES,
+    Generated,
+    HttpServer,
+    ServerVenv,
+    generate_and_install,
+    run_async,
+    stdio_session,
+)
 from recording_upstream import RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
@@ -87,3 +96,39 @@ def test_icons_meta_progress_and_trace_context_over_stdio(
     assert heard[0] == (0.0, 1.0, "calling listItems") and heard[-1] == (1.0, 1.0, "listItems finished")
     assert any(message and message.startswith("received ") for _, _, message in heard[1:-1]), heard
     assert [request.header("traceparent") for request in upstream.requests] == [PARENT]
+
+
+@pytest.mark.parametrize("sse", [True, False], ids=["sse", "json"])
+def test_over_http_progress_and_log_messages_need_sse(
+    package: Generated, upstream: RecordingUpstream, sse: bool, tmp_path: Path
+) -> None:
+    """With --sse each answer is an SSE stream carrying the request's notifications; by default
+    it is one JSON body and the notifications are dropped (the call itself works either way)."""
+    heard: list[str | None] = []
+    logged: list[Any] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append(message)
+
+    async def on_log(params: Any) -> None:
+        logged.append(params)
+
+    async def session(url: str) -> Any:
+        from mcp import Client, types
+
+        async with Client(url, read_timeout_seconds=CALL_TIMEOUT, logging_callback=on_log) as client:
+            meta = {types.LOG_LEVEL_META_KEY: "info"}
+            return await client.call_tool("listItems", {}, progress_callback=on_progress, meta=meta)
+
+    args = ["--sse"] if sse else []
+    server = HttpServer(package, package.env(upstream.url), tmp_path / "server.log", args=args).start()
+    try:
+        result = run_async(lambda: session(server.url))
+    finally:
+        server.stop()
+    assert not result.is_error
+    if sse:
+        assert heard[0] == "calling listItems" and heard[-1] == "listItems finished", heard
+        assert [(m.level, m.data["tool"], m.data["outcome"]) for m in logged] == [("info", "listItems", "ok")]
+    else:
+        assert (heard, logged) == ([], [])

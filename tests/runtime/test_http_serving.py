@@ -44,8 +44,10 @@ SETTINGS = runtime.Settings.from_env({"T_BASE_URL": "http://127.0.0.1:9"}, prefi
             " that session may reach another",
         ),
         (("--transport", "http", "--stateless", "--workers", "0"), "--workers must be 1 or more, got 0"),
-        (("--stateless",), "--stateless and --workers serve HTTP: use --transport http"),
-        (("--workers", "2"), "--stateless and --workers serve HTTP: use --transport http"),
+        (("--stateless",), "--sse, --stateless and --workers serve HTTP: use --transport http"),
+        (("--workers", "2"), "--sse, --stateless and --workers serve HTTP: use --transport http"),
+        (("--sse",), "--sse, --stateless and --workers serve HTTP: use --transport http"),
+        (("--transport", "http", "--sse"), None),
     ],
 )
 def test_workers_need_stateless_http(argv: tuple[str, ...], problem: str | None) -> None:
@@ -54,7 +56,7 @@ def test_workers_need_stateless_http(argv: tuple[str, ...], problem: str | None)
 
 def test_the_defaults_are_one_stateful_process() -> None:
     args = parsed()
-    assert (args.stateless, args.workers) == (False, 1)
+    assert (args.stateless, args.workers, args.sse) == (False, 1, False)
 
 
 class Recorder:

@@ -33,8 +33,8 @@ _WORKER_APPS: list[ea.App] | None = None  # set in a worker process while worker
 
 
 def add_arguments(parser: argparse.ArgumentParser, prefix: str) -> None:
-    """--auth, --allow-unauthenticated, --credentials (a flag wins over its variable); --stateless,
-    --workers."""
+    """--auth, --allow-unauthenticated, --credentials (a flag wins over its variable); --sse;
+    --stateless, --workers."""
     group = parser.add_argument_group("who may call the HTTP endpoint, with whose API credentials")
     group.add_argument(
         "--auth",
@@ -52,6 +52,12 @@ def add_arguments(parser: argparse.ArgumentParser, prefix: str) -> None:
         choices=ea.CREDENTIAL_MODES,
         help="env: the API credentials of this server's environment; from-request: each MCP"
         f" request's ${prefix}_CREDENTIALS_HEADER (default: ${prefix}_CREDENTIALS, else env)",
+    )
+    parser.add_argument(
+        "--sse",
+        action="store_true",
+        help="answer each HTTP request as an SSE stream, so that progress and log notifications"
+        " reach the client (default: one JSON body, about a third more calls a second)",
     )
     scale = parser.add_argument_group("scaling out (HTTP only)")
     scale.add_argument(
@@ -74,8 +80,8 @@ def start_problem(args: argparse.Namespace, settings: runtime.Settings) -> str |
     if args.transport != "http":
         if settings.credential_source.mode == "from-request":
             return "--credentials from-request takes each HTTP request's credential: use --transport http"
-        if args.stateless or args.workers != 1:
-            return "--stateless and --workers serve HTTP: use --transport http"
+        if args.stateless or args.workers != 1 or args.sse:
+            return "--sse, --stateless and --workers serve HTTP: use --transport http"
         return None
     if args.workers < 1:
         return f"--workers must be 1 or more, got {args.workers}"
@@ -88,9 +94,15 @@ def start_problem(args: argparse.Namespace, settings: runtime.Settings) -> str |
 
 
 def app(
-    server: Any, tools: runtime.ToolRuntime, host: str, port: int, stateless: bool = False
+    server: Any,
+    tools: runtime.ToolRuntime,
+    host: str,
+    port: int,
+    stateless: bool = False,
+    sse: bool = False,
 ) -> ea.App:
-    """The ASGI app: one JSON body per answer (the tools stream nothing); DNS-rebinding protection
+    """The ASGI app: one JSON body per answer (request-scoped notifications, progress and log
+    messages, are dropped), or with `sse` an SSE stream per answer; DNS-rebinding protection
     on loopback; /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers narrow a request's tools;
     GET /healthz answers 200 without authentication."""
     auth, source = tools.settings.endpoint_auth, tools.settings.credential_source
@@ -101,7 +113,7 @@ def app(
         options, routes = oauth.resource_server(auth, resource)
         routes[HEALTH_PATH] = healthz
     inner = server.streamable_http_app(
-        host=host, json_response=True, stateless_http=stateless, **options
+        host=host, json_response=not sse, stateless_http=stateless, **options
     )
     narrowed: ea.App = NarrowedPaths(inner, tools.resolve)
     if stateless:
@@ -118,7 +130,7 @@ def serve(
     the app again from the same command line (`argv`) and environment (`worker_app`)."""
     import uvicorn
 
-    served = app(server, tools, args.host, args.port, args.stateless)
+    served = app(server, tools, args.host, args.port, args.stateless, args.sse)
     if _WORKER_APPS is not None:  # in a worker process: worker_app serves it
         _WORKER_APPS.append(served)
         return
