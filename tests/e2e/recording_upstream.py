@@ -59,8 +59,8 @@ Responder = Callable[[Recorded], Reply]
 
 @dataclass
 class RecordingUpstream:
-    """Start with `start()`, stop with `stop()`; `routes` maps a path prefix to a Reply or a
-    function of the request (longest prefix wins, else `default`)."""
+    """Start with `start()`, stop with `stop()` (or use it in a `with`); `routes` maps a path prefix
+    to a Reply or a function of the request (longest prefix wins, else `default`)."""
 
     routes: dict[str, Reply | Responder] = field(default_factory=dict)
     default: Reply = field(default_factory=Reply)
@@ -91,6 +91,12 @@ class RecordingUpstream:
         )
         self._thread.start()
         return self
+
+    def __enter__(self) -> RecordingUpstream:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
 
     def stop(self) -> None:
         self._stopping.set()

@@ -60,12 +60,8 @@ def petstore(packages: Packages) -> Generated:
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[RecordingUpstream]:
-    recording = RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())})
-    recording.start()
-    try:
+    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
         yield recording
-    finally:
-        recording.stop()
 
 
 @asynccontextmanager

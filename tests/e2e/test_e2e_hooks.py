@@ -26,7 +26,7 @@ from e2e_support import (
     stdio_session,
     text_of,
 )
-from recording_upstream import RecordingUpstream, Reply
+from recording_upstream import RecordingUpstream, Reply, Responder
 
 pytestmark = pytest.mark.e2e
 
@@ -114,14 +114,12 @@ def hookstore(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory)
 @pytest.fixture
 def upstream() -> Iterator[RecordingUpstream]:
     pets = json.dumps([PET, {**PET, "id": "tom-2", "name": "Tom"}]).encode()
-    recording = RecordingUpstream(
-        routes={"/pets/": Reply(body=json.dumps(PET).encode()), "/pets": Reply(body=pets)}
-    )
-    recording.start()
-    try:
+    routes: dict[str, Reply | Responder] = {
+        "/pets/": Reply(body=json.dumps(PET).encode()),
+        "/pets": Reply(body=pets),
+    }
+    with RecordingUpstream(routes=routes) as recording:
         yield recording
-    finally:
-        recording.stop()
 
 
 def test_hooks_change_requests_and_results_and_add_tools(

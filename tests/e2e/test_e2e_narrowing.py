@@ -26,12 +26,8 @@ def petstore(packages: Packages) -> Generated:
 
 @pytest.fixture
 def upstream() -> Iterator[RecordingUpstream]:
-    recording = RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())})
-    recording.start()
-    try:
+    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
         yield recording
-    finally:
-        recording.stop()
 
 
 def test_read_only_lists_only_read_only_tools_and_refuses_a_write_tool(

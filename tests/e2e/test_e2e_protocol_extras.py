@@ -53,11 +53,8 @@ def package(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -
 @pytest.fixture
 def upstream() -> Iterator[RecordingUpstream]:
     body = json.dumps({"items": ["x" * 100] * 2000}).encode()
-    server = RecordingUpstream(default=Reply(body=body)).start()
-    try:
+    with RecordingUpstream(default=Reply(body=body)) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.mark.parametrize("era", sorted(CLIENT_MODES))

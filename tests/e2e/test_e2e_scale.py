@@ -55,12 +55,8 @@ def petstore(packages: Packages) -> Generated:
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[RecordingUpstream]:
-    recording = RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())})
-    recording.start()
-    try:
+    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
         yield recording
-    finally:
-        recording.stop()
 
 
 def rpc(method: str, params: dict[str, Any], id_: int = 1) -> dict[str, Any]:

@@ -109,9 +109,7 @@ def test_a_huge_list_is_a_trimmed_success_in_bounded_memory(
 
         async def body() -> tuple[Any, int]:
             async with http_session(server.url) as client:
-                assert (await client.call_tool("listPets", {"limit": 1})).structured_content == {
-                    "result": []
-                }
+                assert (await client.call_tool("listPets", {"limit": 1})).structured_content == {"result": []}
                 before = _peak_kib(pid)
                 return await client.call_tool("listPets", {"limit": 5}), before
 
