@@ -34,7 +34,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--compare", choices=("fastmcp",), help="also measure FastMCP 4.1.6's from_openapi")
     parser.add_argument("--smoke", action="store_true", help="few runs, fail only on a gross regression (CI)")
-    parser.add_argument("--rounds", type=int, help="rounds of spawns and calls (default 5; smoke 2)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="rounds of spawns and calls (default 5; smoke 3: the median shrugs off one disturbed round)",
+    )
     parser.add_argument("--calls", type=int, help="stdio calls per server per round (default 400; smoke 100)")
     parser.add_argument("--http-calls", type=int, help="streamable HTTP calls (default 10,000; smoke 1,500)")
     parser.add_argument("--no-curve", action="store_true", help="skip the generation curve")
@@ -45,7 +49,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def settings(args: argparse.Namespace) -> suite.Settings:
     smoke = args.smoke
     return suite.Settings(
-        rounds=args.rounds or (2 if smoke else 5),
+        rounds=args.rounds or (3 if smoke else 5),
         calls=args.calls or (100 if smoke else 400),
         http_calls=args.http_calls or (1_500 if smoke else 10_000),
         curve=not (args.no_curve or smoke),
