@@ -5,7 +5,8 @@ first tools/list, tools/list size, tool calls next to the floor measured in the 
 on an empty SDK server plus one httpx2 GET -- and to a raw GET, memory) and over streamable HTTP (10
 concurrent clients), all subjects interleaved in the same rounds, and prints one table per spec with each
 target of issue 14. Exit 1 when a target is missed (in --smoke mode: only when missed by more than a
-factor of report.SMOKE_SLACK), 2 when the benchmark itself cannot run."""
+factor of report.SMOKE_SLACK, and a missed timing only when it is missed again in each of
+SMOKE_ATTEMPTS measurements), 2 when the benchmark itself cannot run."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from . import report, suite
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_SPECS = ("cloudflare.json", "kubernetes.json")
 CORPUS = REPO.parent / "shared" / "corpus" / "specs"
+SMOKE_ATTEMPTS = 3  # a shared machine's load can slow one whole measurement; a regression slows all
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -65,6 +67,27 @@ def machine() -> str:
     return f"{platform.machine()}, {cores} cores, Python {platform.python_version()}, {platform.system()}"
 
 
+def measure_spec(
+    spec: Path, chosen: suite.Settings, slack: float, attempts: int
+) -> tuple[list[str], list[report.Row]]:
+    """The tables of one spec's measurements and the targets missed in each of them (the last
+    measurement's rows). While every missed target is a timing, measure again, up to `attempts` times."""
+    texts: list[str] = []
+    misses: dict[str, report.Row] | None = None
+    for attempt in range(1, attempts + 1):
+        with tempfile.TemporaryDirectory(prefix="openapi2mcp-bench-") as workdir:
+            rows = suite.run(spec, Path(workdir), chosen)
+        text = report.table(spec.name, rows, with_peer=chosen.peer is not None, slack=slack)
+        print(text, flush=True)
+        texts.append(text)
+        now = {row.figure: row for row in report.missed(rows, slack)}
+        misses = now if misses is None else {figure: row for figure, row in now.items() if figure in misses}
+        if not misses or not all(row.noisy for row in misses.values()) or attempt == attempts:
+            break
+        print(f"benchmarks: {spec.name}: a timing missed; measuring again ({attempt + 1} of {attempts})")
+    return texts, list((misses or {}).values())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     defaults = DEFAULT_SPECS[:1] if args.smoke else DEFAULT_SPECS
@@ -77,20 +100,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     stamp = f"{datetime.date.today().isoformat()}, {machine()}"
     tables, failed = [f"Measured {stamp}; {chosen.describe()}.\n"], []
     print(tables[0])
+    attempts = SMOKE_ATTEMPTS if args.smoke else 1
     for spec in specs:
-        with tempfile.TemporaryDirectory(prefix="openapi2mcp-bench-") as workdir:
-            try:
-                rows = suite.run(spec, Path(workdir), chosen)
-            except suite.BenchmarkError as error:
-                print(f"benchmarks: {spec.name}: {error}", file=sys.stderr)
-                return 2
-        text = report.table(spec.name, rows, with_peer=chosen.peer is not None, slack=slack)
-        print(text, flush=True)
-        tables.append(text)
-        failed += [
-            f"{spec.name}: {row.figure} ({row.ours}; target {row.target})"
-            for row in report.missed(rows, slack)
-        ]
+        try:
+            texts, misses = measure_spec(spec, chosen, slack, attempts)
+        except suite.BenchmarkError as error:
+            print(f"benchmarks: {spec.name}: {error}", file=sys.stderr)
+            return 2
+        tables += texts
+        failed += [f"{spec.name}: {row.figure} ({row.ours}; target {row.target})" for row in misses]
     if args.markdown:
         args.markdown.write_text("\n".join(tables))
     for line in failed:
