@@ -31,20 +31,28 @@ SCENARIOS = [
     "tools-list",
     "dns-rebinding-protection",
     "server-sse-multiple-streams",
+    "logging-set-level",
     "tools-call-simple-text",
     "tools-call-error",
     "json-schema-2020-12",  # (pending suite: runs only when named)
 ]
+# Notifications sent while a call runs reach an HTTP client only in SSE answers (`--sse`).
+SSE_SCENARIOS = ["tools-call-with-progress", "tools-call-with-logging"]
 
 
 @pytest.fixture(scope="module")
 def conformance_server(
-    packages: Packages, prisms: Prisms, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    packages: Packages,
+    prisms: Prisms,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[HttpServer]:
+    """The generated server answering in JSON bodies (the default), or in SSE streams (`--sse`)."""
     package: Generated = packages.get("conformance.yaml")
     prism: Prism = prisms.get("conformance.yaml")
     log = tmp_path_factory.mktemp("conformance-server") / "server.log"
-    server = HttpServer(package, package.env(prism.base_url), log)
+    args = ["--sse"] if request.param == "sse" else []
+    server = HttpServer(package, package.env(prism.base_url), log, args=args)
     try:
         yield server.start()
     finally:
@@ -60,7 +68,11 @@ def checks_of(done: Finished) -> list[dict[str, Any]]:
     return checks
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.parametrize(
+    ("conformance_server", "scenario"),
+    [("json", scenario) for scenario in SCENARIOS] + [("sse", s) for s in SCENARIOS + SSE_SCENARIOS],
+    indirect=["conformance_server"],
+)
 def test_conformance_scenario(
     node_tools: NodeTools, conformance_server: HttpServer, scenario: str, tmp_path: Path
 ) -> None:

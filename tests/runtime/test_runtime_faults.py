@@ -308,6 +308,31 @@ async def test_from_2026_07_28_each_request_opts_in_to_log_messages(
     assert received[2].data["outcome"] == "ok" and received[2].data["attempts"] == 2
 
 
+async def test_at_debug_level_each_http_attempt_is_told_without_its_url(
+    make_runtime: Make, faults: FaultUpstream
+) -> None:
+    received: list[Any] = []
+    tools = await faulty(make_runtime, faults, "status:503")
+    async with mcp.Client(mcp_server(tools), logging_callback=received_into(received)) as client:
+        await client.call_tool("getThing", {}, meta={mcp.types.LOG_LEVEL_META_KEY: "debug"})
+    events = [(m.level, m.data.get("event"), m.data.get("attempt"), m.data.get("status")) for m in received]
+    assert events == [
+        ("debug", "sending", 1, None),
+        ("debug", "answered", 1, 503),
+        ("warning", None, 1, None),
+        ("debug", "sending", 2, None),
+        ("debug", "answered", 2, 200),
+        ("info", None, None, 200),
+    ]
+    debug = [m.data for m in received if m.level == "debug"]
+    assert {tuple(sorted(data)) for data in debug} == {
+        ("attempt", "elapsed_ms", "event", "method", "tool"),
+        ("attempt", "elapsed_ms", "event", "status", "tool"),
+    }
+    assert all(data["tool"] == "getThing" and data["elapsed_ms"] >= 0 for data in debug)
+    assert all(data.get("method", "GET") == "GET" for data in debug)
+
+
 async def test_the_audit_log_can_go_to_stderr(
     make_runtime: Make, faults: FaultUpstream, capsys: pytest.CaptureFixture[str]
 ) -> None:

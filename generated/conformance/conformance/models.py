@@ -15,6 +15,18 @@ class TestSimpleTextArgs(BaseModel):
     )
 
 
+class TestToolWithProgressArgs(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
+class TestToolWithLoggingArgs(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+
+
 class TestErrorHandlingArgs(BaseModel):
     model_config = ConfigDict(
         extra="forbid",

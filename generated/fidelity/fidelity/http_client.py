@@ -155,6 +155,7 @@ class Sender:
             attempt += 1
             if record is not None:
                 record.attempts += 1
+                await record.debug(attempt, "sending", method=method)
             try:
                 answer = await self._exchange(method, url, headers, body, deadline)
             except Retryable as failure:
@@ -164,6 +165,7 @@ class Sender:
             else:
                 if record is not None:
                     record.status = answer.status
+                    await record.debug(attempt, "answered", status=answer.status)
                 if answer.status not in rs.RETRIED_STATUSES or not left:
                     return answer
                 told = rs.retry_after(answer.headers.get("retry-after"), time.time())

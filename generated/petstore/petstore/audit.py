@@ -1,7 +1,8 @@
 """What happened on each tool call: a `Record` (the current call's, in a context variable, so the
 HTTP side counts attempts and reports retries), written as one JSON line to PREFIX_AUDIT_LOG and
-sent as MCP logging notifications (info per call, warning per retry, error on failure). A record
-holds no argument value and no credential; every line goes through the credential scrubber too."""
+sent as MCP logging notifications (debug per HTTP attempt, info per call, warning per retry, error
+on failure). A record holds no argument value and no credential; every line goes through the
+credential scrubber too."""
 
 from __future__ import annotations
 
@@ -70,6 +71,19 @@ class Record:
     async def notify(self, level: str, data: Mapping[str, Any]) -> None:
         if self.log is not None:
             await self.log(level, data)
+
+    async def debug(self, attempt: int, event: str, **facts: Any) -> None:
+        """A debug message on one HTTP attempt (`sending`, `answered`): no URL, no argument value."""
+        if self.log is not None:
+            elapsed = round((time.monotonic() - self.started) * 1000, 1)
+            data = {
+                "tool": self.tool,
+                "attempt": attempt,
+                "event": event,
+                **facts,
+                "elapsed_ms": elapsed,
+            }
+            await self.log("debug", data)
 
 
 CURRENT: contextvars.ContextVar[Record | None] = contextvars.ContextVar("openapi2mcp_call")
