@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import server_deps
+from corpus_specs import corpus_specs, sampled
 
 Site = tuple[str, dict[str, bytes]]
 
@@ -56,17 +57,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the tests that use the venv of generated servers (the `server_venv` fixture), "
         "whose outcome depends on OPENAPI2MCP_E2E_DEPS; the others would repeat a run at the other end",
     )
+    parser.addoption(
+        "--corpus-every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the corpus tests (tests/e2e/test_e2e_corpus.py) on every N-th corpus spec only, by name"
+        " (CI's pass at the newest end of the pins: the lowest end's pass runs them on all)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
     with --servers-only, the tests that start no generated server are deselected."""
+    others = []
     if config.getoption("servers_only"):
         others = [item for item in items if "server_venv" not in getattr(item, "fixturenames", ())]
-        if others:
-            config.hook.pytest_deselected(items=others)
-            items[:] = [item for item in items if item not in others]
+    if (every := config.getoption("corpus_every")) > 1:
+        kept = sampled([spec.name for spec in corpus_specs()], every)
+        others += [item for item in items if _corpus_spec_of(item) not in (None, *kept)]
+    if others:
+        config.hook.pytest_deselected(items=others)
+        items[:] = [item for item in items if item not in others]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+def _corpus_spec_of(item: pytest.Item) -> str | None:
+    """The corpus spec a test of test_e2e_corpus.py runs on (None for any other test)."""
+    callspec = getattr(item, "callspec", None)
+    if item.path.name != "test_e2e_corpus.py" or callspec is None:
+        return None
+    return callspec.params.get("name") or None
 
 
 def pytest_configure(config: pytest.Config) -> None:

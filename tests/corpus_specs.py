@@ -56,3 +56,8 @@ def _spec(row: dict[str, str]) -> CorpusSpec:
         operations=int(row["operations"]),
         size_bytes=int(row["size_bytes"]),
     )
+
+
+def sampled(names: list[str], every: int) -> set[str]:
+    """Every `every`-th of `names` in sorted order, from the first (all of them for 1)."""
+    return set(sorted(names)[:: max(every, 1)])

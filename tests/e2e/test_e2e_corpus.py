@@ -36,7 +36,7 @@ from corpus_prism import (
     plan_calls,
     spec_facts,
 )
-from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs
+from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs, sampled
 from e2e_support import (
     Generated,
     NodeTools,
@@ -106,10 +106,11 @@ def generate(spec: CorpusSpec, workdir: Path) -> Build:
     return Build(spec.name, done.returncode, done.stderr)
 
 
-def build_all(workdir: Path, venv: ServerVenv) -> dict[str, Build]:
-    """Every spec generated (2 at a time: the machine has 2 cores) and installed in one pip run."""
+def build_all(workdir: Path, venv: ServerVenv, names: set[str]) -> dict[str, Build]:
+    """The specs `names` generated (2 at a time: the machine has 2 cores) and installed in one pip run."""
+    chosen = [spec for name, spec in SPECS.items() if name in names]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        builds = {build.name: build for build in pool.map(partial(generate, workdir=workdir), SPECS.values())}
+        builds = {build.name: build for build in pool.map(partial(generate, workdir=workdir), chosen)}
     generated = {
         PREFIX + name: workdir / (PREFIX + name) for name, build in builds.items() if build.returncode == 0
     }
@@ -126,15 +127,20 @@ def packages_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def corpus_builds(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Build]:
-    """Every spec built once per run, by the first pytest-xdist worker that needs it."""
+def corpus_builds(
+    request: pytest.FixtureRequest, server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Build]:
+    """Every spec (or every N-th with --corpus-every N) built once per run, by the first
+    pytest-xdist worker that needs it."""
     if not SPECS:
         pytest.skip(CORPUS_MISSING)
     workdir = packages_dir(tmp_path_factory)
     record = workdir / "builds.json"
     with file_lock(workdir / ".lock"):
         if not record.is_file():
-            builds = build_all(workdir, server_venv)
+            builds = build_all(
+                workdir, server_venv, sampled(list(SPECS), request.config.getoption("corpus_every"))
+            )
             record.write_text(json.dumps([asdict(build) for build in builds.values()]), "utf-8")
     return {item["name"]: Build(**item) for item in json.loads(record.read_text("utf-8"))}
 
