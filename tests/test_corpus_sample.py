@@ -1,0 +1,40 @@
+"""`--corpus-every N` (CI's pass at the newest end of the pins): the corpus tests on every N-th corpus
+spec by name, the other tests untouched."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from corpus_specs import CORPUS_MISSING, REPO, corpus_specs, sampled
+
+
+def test_every_nth_name_in_sorted_order_from_the_first() -> None:
+    names = ["delta", "alpha", "echo", "charlie", "bravo"]
+    assert sampled(names, 2) == {"alpha", "charlie", "echo"}
+    assert sampled(names, 1) == set(names) == sampled(names, 0)
+    assert sampled(names, 9) == {"alpha"}
+
+
+@pytest.mark.skipif(not corpus_specs(), reason=CORPUS_MISSING)
+def test_only_the_sampled_specs_corpus_tests_are_collected() -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "--collect-only",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--corpus-every",
+        "3",
+    ]
+    files = ["tests/e2e/test_e2e_corpus.py", "tests/e2e/test_e2e_conformance.py"]
+    done = subprocess.run([*command, *files], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    corpus = {line.rpartition("[")[2].rstrip("]") for line in ids if "test_e2e_corpus.py" in line}
+    assert corpus == sampled([spec.name for spec in corpus_specs()], 3)
+    assert sum("test_e2e_corpus.py" in line for line in ids) == 4 * len(corpus)
+    assert sum("test_e2e_conformance.py" in line for line in ids) == 20  # not a corpus test: all kept
