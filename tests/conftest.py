@@ -69,16 +69,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
-    with --servers-only, the tests that start no generated server are deselected."""
-    others = []
-    if config.getoption("servers_only"):
-        others = [item for item in items if "server_venv" not in getattr(item, "fixturenames", ())]
-    if (every := config.getoption("corpus_every")) > 1:
-        kept = sampled([spec.name for spec in corpus_specs()], every)
-        others += [item for item in items if _corpus_spec_of(item) not in (None, *kept)]
+    with --servers-only, the tests that start no generated server are deselected, and with
+    --corpus-every N the corpus tests of the specs it leaves out."""
+    servers_only, every = config.getoption("servers_only"), config.getoption("corpus_every")
+    kept = sampled([spec.name for spec in corpus_specs()], every) if every > 1 else None
+
+    def deselected(item: pytest.Item) -> bool:
+        if servers_only and "server_venv" not in getattr(item, "fixturenames", ()):
+            return True
+        spec = _corpus_spec_of(item)
+        return kept is not None and spec is not None and spec not in kept
+
+    others = [item for item in items if deselected(item)]
     if others:
         config.hook.pytest_deselected(items=others)
-        items[:] = [item for item in items if item not in others]
+        items[:] = [item for item in items if not deselected(item)]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 
