@@ -34,3 +34,10 @@ def test_the_table_has_a_peer_column_only_when_compared() -> None:
     with_peer = table("x", rows, with_peer=True).splitlines()
     assert with_peer[2] == "| figure | openapi2mcp | FastMCP 4.1.6 | target | met |"
     assert with_peer[4] == "| spawn | 1.0 s | 11 s | ≤ 1.5x | ok |"
+
+
+def test_a_smoke_limit_replaces_the_slack_in_smoke_mode_only() -> None:
+    over_floor = Row("t", "1", value=1.2, limit=0.3, noisy=True, smoke_limit=1.5)
+    assert (over_floor.verdict(), over_floor.verdict(2.0)) == ("MISSED", "ok")
+    assert Row("t", "1", value=1.6, limit=0.3, noisy=True, smoke_limit=1.5).verdict(2.0) == "MISSED"
+    assert Row("t", "1", value=0.3, limit=0.3, noisy=True, smoke_limit=1.5).verdict() == "ok"

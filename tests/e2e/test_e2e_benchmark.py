@@ -1,8 +1,9 @@
 """The smoke-sized benchmark (issues 6 and 14) as CI runs it: every target of the results table on
 cloudflare but the generation curve's (smoke mode skips the curve) and FastMCP's (not compared), timings
-with report.SMOKE_SLACK of slack (a gross regression fails, the noise of a shared machine does not), sizes
-and memory as they are. Marked `benchmark`: CI runs it alone, after the parallel pass (beside another
-test worker on 2 cores, its timings measure the other worker). The full benchmark is
+with report.SMOKE_SLACK of slack and the call - the floor within rows.SMOKE_OVER_FLOOR_MS (a gross
+regression fails, the noise of a shared machine does not), sizes and memory as they are. Marked
+`benchmark`: CI runs it alone, after the parallel pass (beside another test worker on 2 cores, its
+timings measure the other worker). The full benchmark is
 `bash benchmarks/run` (benchmarks/README.md).
 """
 
