@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import warnings
+from pathlib import Path
 from typing import Any
 
 import mcp
@@ -55,3 +58,45 @@ async def test_other_requests_pass_through_the_middleware() -> None:
     assert await listed(Ctx(), call_next) == {"n": 1}
     assert await listed(Ctx(), call_next) == {"n": 2}
     assert listed.answers == {}
+
+
+RUNTIME_FILES = sorted((Path(__file__).resolve().parents[2] / "templates" / "package").glob("*.py"))
+BELOW_THE_LIBRARIES = ("mcp.shared", "mcp_types", "h11", "httpcore", "httpx")  # httpx2 is the client
+
+
+def imported_modules(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("path", RUNTIME_FILES, ids=lambda path: path.name)
+def test_the_runtime_imports_only_the_sdks_public_api_and_httpx2(path: Path) -> None:
+    below = [
+        module
+        for module in imported_modules(path)
+        if any(module == name or module.startswith(f"{name}.") for name in BELOW_THE_LIBRARIES)
+    ]
+    assert below == [], f"{path.name} imports {below}"
+
+
+def test_the_sdks_logging_deprecation_warning_is_silenced_and_no_other() -> None:
+    from mcp.server import Server
+
+    async def set_level(ctx: Any, params: Any) -> Any:
+        raise AssertionError("not called")
+
+    audit = template_module("audit")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with audit.McpLog.deprecation_ignored():
+            Server("x", on_set_logging_level=set_level)  # the SDK's own warning
+            warnings.warn("another warning", UserWarning, stacklevel=1)
+        Server("x", on_set_logging_level=set_level)
+    messages = [str(warning.message) for warning in caught]
+    assert messages[0] == "another warning"
+    assert len(messages) == 2 and messages[1].startswith("The logging capability is deprecated")

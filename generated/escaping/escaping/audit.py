@@ -6,6 +6,7 @@ credential scrubber too."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import sys
@@ -13,14 +14,13 @@ import threading
 import time
 import warnings
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import mcp.types as types
 from mcp import MCPError
-from mcp.shared.exceptions import MCPDeprecationWarning
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     from settings import ConfigError  # type: ignore[import-not-found,unused-ignore]
@@ -30,6 +30,7 @@ else:
 LOGGER_NAME = "openapi2mcp"
 ATTEMPTS_KEY = "openapi2mcp/attempts"  # the result's _meta key: HTTP attempts made
 _LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+_LOGGING_DEPRECATED = "The logging capability is deprecated"  # the SDK's warning, from 2026-07-28
 _MODERN = "2026-07-28"  # from this protocol version on, each request opts in to log messages
 
 Log = Callable[[str, Mapping[str, Any]], Awaitable[None]]  # (level, data): one notification
@@ -183,6 +184,15 @@ class McpLog:
             self._levels.popitem(last=False)
         return types.EmptyResult()
 
+    @staticmethod
+    @contextlib.contextmanager
+    def deprecation_ignored() -> Iterator[None]:
+        """The SDK's warning that logging is deprecated from 2026-07-28, silenced: older clients use
+        it. Matched by its public base class and text (the SDK does not export the class itself)."""
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", _LOGGING_DEPRECATED, UserWarning)
+            yield
+
     def for_request(self, ctx: Any) -> Log | None:
         """How to notify within this request (None: it wants no log messages)."""
         session = getattr(ctx, "session", None)
@@ -198,8 +208,7 @@ class McpLog:
 
         async def send(level: str, data: Mapping[str, Any]) -> None:
             if _LEVELS.index(level) >= threshold:
-                with warnings.catch_warnings():  # the warning comes when the coroutine is made
-                    warnings.simplefilter("ignore", MCPDeprecationWarning)
+                with self.deprecation_ignored():  # the warning comes when the coroutine is made
                     sending = session.send_log_message(
                         level, dict(data), LOGGER_NAME, related_request_id=ctx.request_id
                     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -41,7 +40,6 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
     shutdown. With --dynamic-toolsets it advertises `tools.listChanged` and tells the client when
     enable_toolsets changed its list."""
     from mcp.server import NotificationOptions, Server
-    from mcp.shared.exceptions import MCPDeprecationWarning
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
@@ -82,8 +80,7 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
                 options, experimental_capabilities, extensions
             )
 
-    with warnings.catch_warnings():  # logging is deprecated from 2026-07-28; older clients use it
-        warnings.simplefilter("ignore", MCPDeprecationWarning)
+    with tools.mcp_log.deprecation_ignored():  # on_set_logging_level: older clients use it
         server = ToolServer(
             name,
             version=version,
