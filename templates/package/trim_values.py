@@ -55,6 +55,28 @@ def _size(value: Any, bound: int) -> int:
     return len(_json(value))
 
 
+def _fewer(
+    keys: list[str],
+    required: set[str],
+    floor: int,
+    sizes: Mapping[str, tuple[int, int]],
+    fitted: Mapping[str, int],
+    used: int,
+    budget: int,
+) -> list[str]:
+    """`keys` without the optional ones, from the end, whose leaving out brings `used` within
+    `budget` (as the values were fitted), keeping at least `floor`."""
+    count, dropped = len(keys), set()
+    for key in reversed(keys):
+        if used <= budget or count <= floor:
+            break
+        if key not in required:
+            used -= sizes[key][0] + fitted[key] + (1 if count > 1 else 0)
+            dropped.add(key)
+            count -= 1
+    return [key for key in keys if key not in dropped]
+
+
 def _most(schemas: Sequence[Mapping[str, Any]], key: str) -> int:
     return max((s[key] for s in schemas if isinstance(s.get(key), int)), default=0)
 
@@ -172,20 +194,17 @@ class Trimmer:
             return self._map(value, required, _most(schemas, "minProperties"), budget, path)
         keys = list(value)
         sizes = {key: (len(_json(key)) + 1, _size(value[key], budget)) for key in keys}
-        marks = self._marks()
+        marks, floor = self._marks(), _most(schemas, "minProperties")
         new, used, fitted = self._share(value, keys, sizes, schemas, budget, path)
-        count, floor, dropped = len(keys), _most(schemas, "minProperties"), set()
-        for key in reversed(keys):
-            if used <= budget or count <= floor:
+        kept = keys
+        while used > budget:  # a larger share may fit a kept value less tightly: check again
+            fewer = _fewer(kept, required, floor, sizes, fitted, used, budget)
+            if len(fewer) == len(kept):
                 break
-            if key not in required:
-                used -= sizes[key][0] + fitted[key] + (1 if count > 1 else 0)
-                dropped.add(key)
-                count -= 1
-        if dropped:  # what the first sharing cut is forgotten
-            kept = [key for key in keys if key not in dropped]
+            kept = fewer  # what the previous sharing cut is forgotten
             del self.arrays[marks[0] :], self.strings[marks[1] :], self.objects[marks[2] :]
-            new, used, _ = self._share(value, kept, sizes, schemas, budget, path)
+            new, used, fitted = self._share(value, kept, sizes, schemas, budget, path)
+        if len(kept) < len(keys):
             self.objects.append((path, len(kept), len(keys)))
         return new, used
 
