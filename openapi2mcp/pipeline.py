@@ -11,7 +11,13 @@ from typing import Any, Protocol
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit.formatting import format_files
 from openapi2mcp.emit.models import MODELS_FILE, models_text
-from openapi2mcp.emit.render import header_comment, render_package, render_starters, runtime_files
+from openapi2mcp.emit.render import (
+    header_comment,
+    pending_search_index,
+    render_package,
+    render_starters,
+    runtime_files,
+)
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.load.overlay import apply_overlays
@@ -124,16 +130,17 @@ def _generate(
     mapped_from = len(diagnostics)
     stages.stage("map operations", _operation_count(document))
     mapped = map_document(document, options, diagnostics, source=name, on_operation=stages.step)
-    stages.stage("fit sizes")
-    model = fit_tools(mapped, options.sizes, diagnostics)
-    if origins is not None:
-        diagnostics.relocate(mapped_from, origins.original)
-    verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
-    stages.stage("render")
-    files = render_package(model, options, mapped)
+    with pending_search_index(mapped) as search_index:  # made on another core meanwhile
+        stages.stage("fit sizes")
+        model = fit_tools(mapped, options.sizes, diagnostics)
+        if origins is not None:
+            diagnostics.relocate(mapped_from, origins.original)
+        stages.stage("render")
+        files = render_package(model, options, mapped, search_index)
     if options.models:
         files[f"{options.package_name}/{MODELS_FILE}"] = models_text(model, header_comment(), diagnostics)
     stages.stage("format")
+    verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
     files = format_files(files, verbatim)
     return Generation(model, files, diagnostics, document, render_starters(model, options))
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, partial
 from importlib.metadata import version
 from pathlib import Path
 
 import jinja2
 
 from openapi2mcp import __version__
+from openapi2mcp.emit.background import Pending
 from openapi2mcp.emit.client_setup import FORMS, client_setup
 from openapi2mcp.emit.filters import FILTERS
 from openapi2mcp.emit.mcpb import bundle_files
@@ -69,10 +70,14 @@ def header_comment() -> str:
 
 
 def render_package(
-    model: ApiModel, options: GeneratorOptions, mapped: ApiModel | None = None
+    model: ApiModel,
+    options: GeneratorOptions,
+    mapped: ApiModel | None = None,
+    search_index: Pending | None = None,
 ) -> dict[str, str]:
     """Every generated file, by path relative to the output directory; `mapped` is the model
-    before size fitting (default: `model`)."""
+    before size fitting (default: `model`); `search_index` the text of its search index if it is
+    already being made (`pending_search_index`), waited for last."""
     env = environment()
     found = variables(model, options.env_prefix)
     setup = client_setup(model, options, found)
@@ -109,12 +114,18 @@ def render_package(
     rendered[f"{package}/{TOOL_DETAILS_FILE}"] = env.get_template("package/tool_details.json.jinja").render(
         data=details
     )
-    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = search_index_text(
-        mapped or model, templates_dir() / "package"
-    )
     if options.bundle:
         rendered.update(bundle_files(model, setup))
+    pending = search_index or Pending(
+        partial(search_index_text, mapped or model, templates_dir() / "package")
+    )
+    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = pending.result()
     return rendered
+
+
+def pending_search_index(mapped: ApiModel) -> Pending:
+    """The search index of the mapped model, started now on another core (`render_package` takes it)."""
+    return Pending(partial(search_index_text, mapped, templates_dir() / "package"))
 
 
 def render_starters(model: ApiModel, options: GeneratorOptions) -> dict[str, str]:

@@ -11,7 +11,9 @@ model than its schemas: when it would make the limits tighter, it is left out of
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 
@@ -54,13 +56,60 @@ class _Sized:
         return _ROOT_ONLY_SIZE if index is None else self.outputs.sizes[index]
 
 
+class _StepSum:
+    """The sum over ladders of the size each takes under one limit, for any limit in O(log n).
+
+    Under a limit > 0 a ladder takes the largest of its running-minimum sizes within the limit (the
+    first plan that fits; see `Ladder.fit`), or its fallback when none is: a step function of the
+    limit. The steps of all ladders, sorted with their prefix sums, give the sum at once; the limit
+    search of `_choose_limits` asks for it about 20 times over thousands of tools."""
+
+    def __init__(self, ladders: Sequence[tuple[Ladder, int]]) -> None:
+        """`ladders`: each ladder with its size when no form fits the limit."""
+        self._whole = sum(ladder.sizes[AS_IS] for ladder, _ in ladders)
+        self._base = sum(fallback for _, fallback in ladders)
+        steps: list[tuple[int, int]] = []  # (limit from which the size changes, the change)
+        for ladder, fallback in ladders:
+            previous = fallback
+            for size in sorted(set(itertools.accumulate(ladder.sizes, min))):
+                steps.append((size, size - previous))
+                previous = size
+        steps.sort()
+        self._limits = [limit for limit, _ in steps]
+        self._sums = [0, *itertools.accumulate(change for _, change in steps)]
+
+    def at(self, limit: int) -> int:
+        if limit <= 0:
+            return self._whole
+        return self._base + self._sums[bisect.bisect_right(self._limits, limit)]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Totals:
+    """Bytes of the tools/list result `{"tools":[...]}` of sized tools, under any pair of limits."""
+
+    frames: int
+    inputs: _StepSum
+    outputs: _StepSum
+
+    @classmethod
+    def of(cls, sized: Sequence[_Sized]) -> _Totals:
+        frames = len('{"tools":[]}') + max(len(sized) - 1, 0) + sum(item.frame for item in sized)
+        inputs = _StepSum([(item.inputs, item.inputs.sizes[-1]) for item in sized])
+        outputs = _StepSum([(item.outputs, _ROOT_ONLY_SIZE) for item in sized if item.outputs is not None])
+        return cls(frames, inputs, outputs)
+
+    def __call__(self, input_limit: int, output_limit: int) -> int:
+        return self.frames + self.inputs.at(input_limit) + self.outputs.at(output_limit)
+
+
 def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> ApiModel:
     """`model` with every tool's schemas within `limits` (see the module docstring)."""
     sizer = Sizer()
     sized = [_sized(tool, limits, sizer) for tool in model.tools]
-    input_limit, output_limit = _choose_limits(sized, limits)
+    input_limit, output_limit = _choose_limits(_Totals.of(sized), limits)
     without_meta = [_without_meta(item) for item in sized]
-    if (chosen := _choose_limits(without_meta, limits)) != (input_limit, output_limit):
+    if (chosen := _choose_limits(_Totals.of(without_meta), limits)) != (input_limit, output_limit):
         sized, (input_limit, output_limit) = without_meta, chosen
         diagnostics.info(
             "#",
@@ -81,7 +130,8 @@ def _report(
     plans = Counter(PLANS[item.inputs.fit(input_limit)].what for item in sized)
     plans.pop(PLANS[AS_IS].what, None)
     outputs = sum(item.outputs is not None and item.outputs.fit(output_limit) != AS_IS for item in sized)
-    total, whole = _total(sized, input_limit, output_limit), _total(sized, 0, 0)
+    totals = _Totals.of(sized)
+    total, whole = totals(input_limit, output_limit), totals(0, 0)
     if plans or outputs:
         how = "; ".join(f"{count:,} {what}" for what, count in sorted(plans.items(), key=lambda p: -p[1]))
         diagnostics.info(
@@ -132,35 +182,27 @@ def _without_meta(item: _Sized) -> _Sized:
     return dataclasses.replace(item, tool=tool, frame=item.frame - item.meta, meta=0)
 
 
-def _choose_limits(sized: Sequence[_Sized], limits: SizeLimits) -> tuple[int, int]:
+def _choose_limits(total: _Totals, limits: SizeLimits) -> tuple[int, int]:
     """The user's (input, output) limits if tools/list fits with them; else output limits a quarter
     and a sixteenth of theirs; else those and the largest input limit that fits (or the smallest
     forms of everything)."""
     input_limit, output_limit = limits.input_schema, limits.output_schema
     if limits.output_schemas != "compact":
         output_limit = 0
-    if limits.tools_list <= 0 or _total(sized, input_limit, output_limit) <= limits.tools_list:
+    if limits.tools_list <= 0 or total(input_limit, output_limit) <= limits.tools_list:
         return input_limit, output_limit
     if limits.output_schemas == "compact":
         for shift in (2, 4):
             output_limit = (limits.output_schema or _BASE_OUTPUT_LIMIT) >> shift
-            if _total(sized, input_limit, output_limit) <= limits.tools_list:
+            if total(input_limit, output_limit) <= limits.tools_list:
                 return input_limit, output_limit
     low, high = _SMALLEST, input_limit or _BASE_INPUT_LIMIT  # the largest fitting limit is in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (
-            (middle, high) if _total(sized, middle, output_limit) <= limits.tools_list else (low, middle)
+            (middle, high) if total(middle, output_limit) <= limits.tools_list else (low, middle)
         )
     return low, output_limit
-
-
-def _total(sized: Sequence[_Sized], input_limit: int, output_limit: int) -> int:
-    """Bytes of the tools/list result `{"tools":[...]}` under these limits."""
-    total = len('{"tools":[]}') + max(len(sized) - 1, 0)
-    for item in sized:
-        total += item.frame + item.input_size(input_limit) + item.output_size(output_limit)
-    return total
 
 
 def _fitted(item: _Sized, input_limit: int, output_limit: int, shrinker: Shrinker) -> Tool:

@@ -6,8 +6,9 @@ import json
 from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostic, Diagnostics, Level
-from openapi2mcp.fit.budget import fit_tools
+from openapi2mcp.fit.budget import _fitted, _sized, _Totals, fit_tools
 from openapi2mcp.fit.compact import PLANS, Shrinker
+from openapi2mcp.fit.sizes import Sizer
 from openapi2mcp.model import ApiModel, GeneratorOptions, SizeLimits
 from openapi2mcp.tools.mapper import map_document
 
@@ -148,3 +149,20 @@ def test_meta_is_left_out_rather_than_cutting_schemas_for_it() -> None:
     # with room for it, _meta stays
     roomy = fitted(spec, SizeLimits(output_schemas="full", tools_list=whole))[1]
     assert all("_meta" in tool.wire() for tool in roomy.tools)
+
+
+def test_the_precomputed_totals_equal_the_sum_of_each_tools_size_under_every_limit() -> None:
+    spec = document(6, width=3, depth=3)
+    spec["paths"]["/small"] = {"get": {"operationId": "small", "responses": {"204": {"description": "none"}}}}
+    spec["paths"]["/items2"]["post"]["requestBody"]["content"]["application/json"]["schema"] = big_object(
+        5, 2
+    )
+    model = map_document(spec, GeneratorOptions(dist_name="t", env_prefix="T"), Diagnostics())
+    sizer = Sizer()
+    sized = [_sized(tool, SizeLimits(), sizer) for tool in model.tools]
+    totals = _Totals.of(sized)
+    limits = sorted({0, 1, 2, 100, 256, 1000, 4096, 10**6} | {s for item in sized for s in item.inputs.sizes})
+    for input_limit in limits:
+        for output_limit in (0, 1, 64, 256, 1024, 4096):
+            wires = [_fitted(item, input_limit, output_limit, Shrinker()).wire() for item in sized]
+            assert totals(input_limit, output_limit) == size({"tools": wires}), (input_limit, output_limit)

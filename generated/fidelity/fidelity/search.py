@@ -200,10 +200,12 @@ def build_index(documents: Sequence[Document]) -> dict[str, Any]:
     analyzed = [_analyzed(fields, done) for *_, fields in documents]
     count = max(len(documents), 1)
     averages = {field: round(sum(len(a[field]) for a in analyzed) / count, 3) for field in FIELDS}
-    postings: dict[str, list[int]] = defaultdict(list)
+    postings: dict[str, list[int]] = defaultdict(
+        list
+    )  # each in tool order: the terms are sorted below
     for number, terms in enumerate(analyzed):
-        for term, frequency in sorted(_pseudo_frequencies(terms, averages).items()):
-            postings[term] += [number, max(1, round(frequency * SCALE))]
+        for term, frequency in _pseudo_frequencies(terms, averages).items():
+            postings[term].extend((number, max(1, round(frequency * SCALE))))
     return {
         "format": FORMAT_VERSION,
         "averageLengths": averages,

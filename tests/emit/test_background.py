@@ -1,0 +1,65 @@
+"""background.py: text made by a forked child, or by the parent when there is none or it fails."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from openapi2mcp.emit import background
+from openapi2mcp.emit.background import Pending, can_fork
+
+PARENT = os.getpid()
+needs_fork = pytest.mark.skipif(not can_fork(), reason="no fork or one core: the parent does the work")
+
+
+def where() -> str:
+    return "parent" if os.getpid() == PARENT else "child"
+
+
+def fails_in_the_child() -> str:
+    if os.getpid() != PARENT:
+        raise RuntimeError("child")
+    return "made by the parent"
+
+
+def fails_everywhere() -> str:
+    raise ValueError(f"bad spec ({where()})")
+
+
+@needs_fork
+def test_the_text_is_made_in_a_child_and_the_child_is_gone_once_it_is_taken() -> None:
+    pending = Pending(lambda: where() + " é" * 100_000)  # over a pipe's buffer, not ASCII
+    child = pending._child
+    assert child is not None
+    assert pending.result() == "child" + " é" * 100_000
+    assert child.exitcode == 0
+
+
+@needs_fork
+def test_a_child_that_fails_leaves_the_work_to_the_parent(capfd: pytest.CaptureFixture[str]) -> None:
+    assert Pending(fails_in_the_child).result() == "made by the parent"
+    assert capfd.readouterr().err == ""  # the child's failure is not printed
+
+
+def test_an_error_of_the_work_surfaces_in_the_parent() -> None:
+    with pytest.raises(ValueError, match=r"bad spec \(parent\)"):
+        Pending(fails_everywhere).result()
+
+
+def test_without_fork_the_parent_does_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "_START_METHOD", "no-such-method")
+    assert not can_fork()
+    pending = Pending(where)
+    assert pending._child is None
+    assert pending.result() == "parent"
+
+
+@needs_fork
+def test_leaving_without_taking_the_text_stops_the_child() -> None:
+    with Pending(lambda: time.sleep(30) or "late") as pending:
+        child = pending._child
+        assert child is not None and child.is_alive()
+    assert not child.is_alive()
+    assert child.exitcode is not None and child.exitcode < 0  # terminated, not finished
