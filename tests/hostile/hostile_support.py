@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -20,7 +21,8 @@ class Outcome:
     returncode: int
     stdout: str
     stderr: str
-    seconds: float
+    seconds: float  # wall time
+    cpu_seconds: float  # the CLI process's user + system time: what a slow path costs, whatever the load
     out: Path
 
     def everything(self) -> str:
@@ -33,7 +35,7 @@ def generate(spec: Path, tmp: Path, *args: str, timeout: float = 30) -> Outcome:
     """`openapi2mcp generate SPEC` in a subprocess; a case ends with exit 0 (diagnostics) or 2, in
     time, without a traceback."""
     out = tmp / "out"
-    started = time.perf_counter()
+    started, used = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         [str(CLI), "generate", str(spec), "-o", str(out), "--name", "hostile", *args],
         capture_output=True,
@@ -42,10 +44,17 @@ def generate(spec: Path, tmp: Path, *args: str, timeout: float = 30) -> Outcome:
         check=False,
         cwd=tmp,
     )
-    outcome = Outcome(done.returncode, done.stdout, done.stderr, time.perf_counter() - started, out)
+    seconds, cpu_seconds = time.perf_counter() - started, _children_cpu() - used
+    outcome = Outcome(done.returncode, done.stdout, done.stderr, seconds, cpu_seconds, out)
     assert done.returncode in (0, 2), (done.returncode, done.stderr[-2000:])
     assert "Traceback" not in done.stderr + done.stdout, done.stderr[-2000:]
     return outcome
+
+
+def _children_cpu() -> float:
+    """User + system seconds of this process's finished children so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def refused(outcome: Outcome, *fragments: str) -> None:

@@ -25,10 +25,10 @@ def laughs(levels: int = 9, first: str = "") -> str:
 
 
 def test_an_alias_bomb_is_refused_at_its_line_quickly() -> None:
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a busy host does not inflate it
     with pytest.raises(LoadError, match=rf"^spec\.yaml:8: {ALIASES}"):
         parse_text(laughs(), "spec.yaml")
-    assert time.perf_counter() - started < 2.0  # about 0.3 s
+    assert time.process_time() - started < 2.0  # about 0.3 s
 
 
 def test_an_alias_bomb_pyyamls_loader_reads_is_refused_before_it_is_copied() -> None:
@@ -63,10 +63,10 @@ def test_an_alias_inside_its_own_anchor_is_refused(text: str) -> None:
     ],
 )
 def test_deep_nesting_is_refused_by_depth_at_load(name: str, text: str, where: str) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     with pytest.raises(LoadError, match=rf"^{where}.*more than the limit of 256$"):
         parse_text(text, name)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_an_alias_that_would_nest_too_deep_is_refused() -> None:

@@ -777,6 +777,6 @@ def test_a_large_swagger_spec_converts_in_well_under_a_second(name: str) -> None
     if not (CORPUS / "specs" / name).is_file():
         pytest.skip(f"the corpus is missing: {CORPUS}")
     document, _ = load_source(str(CORPUS / "specs" / name))
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: a busy host does not inflate it
     convert_swagger2(document, Diagnostics())
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
