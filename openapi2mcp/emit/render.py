@@ -116,10 +116,11 @@ def render_package(
     )
     if options.bundle:
         rendered.update(bundle_files(model, setup))
-    pending = search_index or Pending(
-        partial(search_index_text, mapped or model, templates_dir() / "package")
+    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = (
+        search_index.result()
+        if search_index is not None
+        else search_index_text(mapped or model, templates_dir() / "package")
     )
-    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = pending.result()
     return rendered
 
 
