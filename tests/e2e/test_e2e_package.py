@@ -55,8 +55,15 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     deps = {dep.replace(" ", "") for dep in project["dependencies"]}
     assert "mcp>=2.3,<3" in deps, deps
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
-    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt"}
+    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt", "uvloop"}
     assert petstore.command.is_file()
+
+
+def test_the_installed_server_runs_on_uvloop(petstore: Generated, tmp_path: Path) -> None:
+    code = f"from {petstore.import_name} import wiring; print(wiring.event_loop_options())"
+    done = run_tool([petstore.venv.python, "-c", code], minimal_env(), tmp_path, timeout=60)
+    assert done.returncode == 0, str(done)
+    assert done.stdout.strip() == "{'use_uvloop': True}"  # installed with the package on Linux
 
 
 @pytest.mark.parametrize("how", ["script", "module"])

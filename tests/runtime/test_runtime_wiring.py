@@ -100,3 +100,11 @@ def test_the_sdks_logging_deprecation_warning_is_silenced_and_no_other() -> None
     messages = [str(warning.message) for warning in caught]
     assert messages[0] == "another warning"
     assert len(messages) == 2 and messages[1].startswith("The logging capability is deprecated")
+
+
+def test_the_event_loop_is_uvloop_where_installed_and_asyncio_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert wiring.event_loop_options() == {"use_uvloop": True}  # the dev environment has it, as servers do
+    monkeypatch.setattr(wiring.importlib.util, "find_spec", lambda name: None)
+    assert wiring.event_loop_options() == {"use_uvloop": False}

@@ -94,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         import anyio
 
-        anyio.run(serve_stdio, server)
+        anyio.run(serve_stdio, server, backend_options=wiring.event_loop_options())
     return 0
 
 
