@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from types import TracebackType
-from typing import Final
+from typing import Final, NoReturn
 
 _START_METHOD: Final = "fork"  # the only method that shares the parent's data instead of pickling it
 
@@ -70,9 +70,11 @@ class Pending:
             self._reader = self._child = None
 
 
-def _send(work: Callable[[], str], reader: Connection, writer: Connection) -> None:
-    """In the child: send the text, or exit 1 quietly (the parent then does the work and reports).
-    The child's copy of the reading end is closed first, so a send to a parent that died fails."""
+def _send(work: Callable[[], str], reader: Connection, writer: Connection) -> NoReturn:
+    """In the child: send the text and exit 0, or exit 1 quietly (the parent then does the work and
+    reports). The child's copy of the reading end is closed first, so a send to a parent that died
+    fails. It ends by `os._exit`: nothing of the parent's is flushed or run at exit here (a stream
+    whose lock a thread of the parent held at the fork, a progress line, would hang the child)."""
     reader.close()
     try:
         text = work()
@@ -80,3 +82,4 @@ def _send(work: Callable[[], str], reader: Connection, writer: Connection) -> No
         os._exit(1)
     writer.send_bytes(text.encode("utf-8"))
     writer.close()
+    os._exit(0)

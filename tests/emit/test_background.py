@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +66,25 @@ def test_leaving_without_taking_the_text_stops_the_child() -> None:
         assert child is not None and child.is_alive()
     assert not child.is_alive()
     assert child.exitcode is not None and child.exitcode < 0  # terminated, not finished
+
+
+class FlushRecorder(io.StringIO):
+    """A standard stream that notes which process flushes it."""
+
+    def __init__(self, record: Path) -> None:
+        super().__init__()
+        self.record = record
+
+    def flush(self) -> None:
+        with self.record.open("a") as file:
+            file.write(f"{os.getpid()}\n")
+
+
+@needs_fork
+def test_the_child_flushes_nothing_of_the_parents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = tmp_path / "flushes"
+    monkeypatch.setattr(sys, "stdout", FlushRecorder(record))
+    monkeypatch.setattr(sys, "stderr", FlushRecorder(record))
+    assert Pending(lambda: where()).result() == "child"
+    flushed_by = set(record.read_text().split()) if record.exists() else set()
+    assert flushed_by <= {str(PARENT)}  # multiprocessing flushes in the parent before it forks
