@@ -83,7 +83,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     others = [item for item in items if deselected(item)]
     if others:
         config.hook.pytest_deselected(items=others)
-        items[:] = [item for item in items if not deselected(item)]
+        left_out = set(map(id, others))
+        items[:] = [item for item in items if id(item) not in left_out]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
 
 

@@ -49,12 +49,6 @@ class _Sized:
         index = self.outputs.fit(limit)
         return None if 0 < limit < self.outputs.sizes[index] else index
 
-    def output_size(self, limit: int) -> int:
-        if self.outputs is None:
-            return 0
-        index = self.output_form(limit)
-        return _ROOT_ONLY_SIZE if index is None else self.outputs.sizes[index]
-
 
 class _StepSum:
     """The sum over ladders of the size each takes under one limit, for any limit in O(log n).
@@ -199,9 +193,7 @@ def _choose_limits(total: _Totals, limits: SizeLimits) -> tuple[int, int]:
     low, high = _SMALLEST, input_limit or _BASE_INPUT_LIMIT  # the largest fitting limit is in [low, high)
     while high - low > 1:
         middle = (low + high) // 2
-        low, high = (
-            (middle, high) if total(middle, output_limit) <= limits.tools_list else (low, middle)
-        )
+        low, high = (middle, high) if total(middle, output_limit) <= limits.tools_list else (low, middle)
     return low, output_limit
 
 
