@@ -68,6 +68,10 @@ class Diagnostics:
     def info(self, pointer: str, message: str) -> None:
         self.add(Level.INFO, pointer, message)
 
+    def extend(self, other: Diagnostics) -> None:
+        """Append `other`'s diagnostics, in their order."""
+        self.items.extend(other.items)
+
     def relocate(self, start: int, original: Callable[[str], str]) -> None:
         """Point the diagnostics from index `start` on at `original(pointer)` (a converted spec's
         nodes back in the user's file)."""

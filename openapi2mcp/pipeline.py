@@ -25,7 +25,7 @@ from openapi2mcp.load.source import LoadError, load_source
 from openapi2mcp.load.swagger2.convert import convert_swagger2_with_origins, is_swagger2
 from openapi2mcp.load.swagger2.origins import SwaggerOrigins
 from openapi2mcp.model import METHOD_ORDER, ApiModel, GeneratorOptions
-from openapi2mcp.tools.mapper import map_document
+from openapi2mcp.tools.concurrent_validation import map_validated
 from openapi2mcp.tools.overrides import validate_overrides
 from openapi2mcp.tools.selectors import parse_all
 from openapi2mcp.tools.servers import check_overrides
@@ -128,8 +128,11 @@ def _generate(
     check_version(document, name)
     check_overrides(document, dict(options.server_variables))
     mapped_from = len(diagnostics)
-    stages.stage("map operations", _operation_count(document))
-    mapped = map_document(document, options, diagnostics, source=name, on_operation=stages.step)
+    count = _operation_count(document)
+    stages.stage("map operations", count)
+    mapped = map_validated(
+        document, options, diagnostics, name, stages.step, lambda: stages.stage("map operations again", count)
+    )
     with pending_search_index(mapped) as search_index:  # made on another core meanwhile
         stages.stage("fit sizes")
         model = fit_tools(mapped, options.sizes, diagnostics)

@@ -11,7 +11,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "openapi2mcp"
 # Stage folders in pipeline order; a stage may import the ones before it (schemas/ serves tools/).
 STAGES = ("load", "schemas", "tools", "fit", "emit", "ci", "report")
-SHARED = {"openapi2mcp", "openapi2mcp.model", "openapi2mcp.diagnostics"}
+SHARED = {"openapi2mcp", "openapi2mcp.model", "openapi2mcp.diagnostics", "openapi2mcp.background"}
 # ci/ runs the whole pipeline (`diff` generates both sides) and fails as the CLI does.
 EXTRA = {"ci": {"openapi2mcp.pipeline", "openapi2mcp.cli_errors"}}
 MAX_LINES = 400

@@ -10,7 +10,7 @@ from pathlib import Path
 import jinja2
 
 from openapi2mcp import __version__
-from openapi2mcp.emit.background import Pending
+from openapi2mcp.background import Pending
 from openapi2mcp.emit.client_setup import FORMS, client_setup
 from openapi2mcp.emit.filters import FILTERS
 from openapi2mcp.emit.mcpb import bundle_files

@@ -35,10 +35,13 @@ def map_document(
     diagnostics: Diagnostics,
     source: str = "",
     on_operation: Callable[[], None] | None = None,
+    validate: bool = True,
 ) -> ApiModel:
     """The whole model: API metadata, security schemes and one tool per usable operation that the
     options' selectors keep (with their overrides applied), each in its toolset. Raise SelectorError
-    for a selector that cannot be read. `on_operation` is called as each operation is reached."""
+    for a selector that cannot be read. `on_operation` is called as each operation is reached.
+    `validate=False` maps each operation without checking it against the OpenAPI schema first: only
+    for operations already known valid (`concurrent_validation.py`)."""
     resolver = Resolver(document)
     version = str(document.get("openapi", "3.0"))
     converter = SchemaConverter(resolver, diagnostics, openapi_version=version)
@@ -58,6 +61,7 @@ def map_document(
         server_variables,
         toolsets,
         api_icons(document, options.icons, diagnostics),
+        validate,
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
@@ -107,12 +111,14 @@ class _Context:
     server_variables: dict[str, str]  # --server-var
     toolsets: ToolsetRules
     icons: tuple[Icon, ...]  # every tool's
+    validate: bool  # check each operation against the OpenAPI schema (openapi-pydantic) first
 
 
 def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
     diagnostics, options = context.diagnostics, context.options
     path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
-    check_operation(ref.operation, ref.pointer, context.document)
+    if context.validate:
+        check_operation(ref.operation, ref.pointer, context.document)
     operation = ref.operation
     x_mcp = merged_x_mcp(_x_mcp(operation, ref.pointer, diagnostics), overrides)
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None

@@ -1,15 +1,19 @@
-"""Validate one operation object with openapi-pydantic (OAS 3.0 or 3.1 models)."""
+"""Validate one operation object with openapi-pydantic (OAS 3.0 or 3.1 models).
+
+openapi-pydantic is imported on the first check, not with this module: building its models is a
+tenth of a large spec's generation, which `concurrent_validation.py` runs in another process.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pydantic
-from openapi_pydantic.v3.v3_0 import Operation as Operation30
-from openapi_pydantic.v3.v3_1 import Operation as Operation31
-from pydantic_core import ErrorDetails
+import functools
+from typing import TYPE_CHECKING, Any
 
 from openapi2mcp.diagnostics import SpecError, pointer_join
+
+if TYPE_CHECKING:
+    import pydantic
+    from pydantic_core import ErrorDetails
 
 _SHOWN_ERRORS = 3
 _REFERENCE_BRANCH = "Reference"
@@ -18,10 +22,10 @@ _REFERENCE_BRANCH = "Reference"
 def check_operation(operation: dict[str, Any], pointer: str, document: dict[str, Any]) -> None:
     """Raise SpecError naming the first invalid places when the operation breaks the OpenAPI schema."""
     is_31 = str(document.get("openapi", "")).startswith("3.1")
-    model = Operation31 if is_31 else Operation30
+    model, validation_error = _models(is_31)
     try:
         model.model_validate(operation)
-    except pydantic.ValidationError as error:
+    except validation_error as error:
         problems = _relevant(error.errors(include_url=False), is_31)
         if not problems:
             return
@@ -32,6 +36,15 @@ def check_operation(operation: dict[str, Any], pointer: str, document: dict[str,
         )
         more = f" (+{len(problems) - _SHOWN_ERRORS} more)" if len(problems) > _SHOWN_ERRORS else ""
         raise SpecError(where, f"invalid operation: {summary}{more}") from None
+
+
+@functools.cache
+def _models(is_31: bool) -> tuple[type[pydantic.BaseModel], type[pydantic.ValidationError]]:
+    """openapi-pydantic's Operation model for the version, and the error its validation raises."""
+    import pydantic
+    from openapi_pydantic.v3 import v3_0, v3_1
+
+    return (v3_1.Operation if is_31 else v3_0.Operation), pydantic.ValidationError
 
 
 def _relevant(problems: list[ErrorDetails], is_31: bool) -> list[ErrorDetails]:

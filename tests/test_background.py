@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from openapi2mcp.emit import background
-from openapi2mcp.emit.background import Pending, can_fork
+from openapi2mcp import background
+from openapi2mcp.background import Pending, can_fork
 
 PARENT = os.getpid()
 needs_fork = pytest.mark.skipif(not can_fork(), reason="no fork or one core: the parent does the work")
