@@ -33,6 +33,7 @@ class Pending:
 
     def __init__(self, work: Callable[[], str]) -> None:
         self._work = work
+        self._text: str | None = None
         self._reader: Connection | None = None
         self._child: multiprocessing.process.BaseProcess | None = None
         if can_fork():
@@ -42,8 +43,19 @@ class Pending:
             self._child.start()
             writer.close()
 
+    def done(self) -> bool:
+        """Whether `result` can answer without waiting for the child (or for the work, without one)."""
+        if self._text is not None:
+            return True
+        return self._reader is not None and self._reader.poll()
+
     def result(self) -> str:
         """The text: the child's, or computed here when there is no child or it sent none."""
+        if self._text is None:
+            self._text = self._take()
+        return self._text
+
+    def _take(self) -> str:
         if self._reader is None or self._child is None:
             return self._work()
         try:

@@ -51,6 +51,27 @@ def test_an_error_of_the_work_surfaces_in_the_parent() -> None:
         Pending(fails_everywhere).result()
 
 
+@needs_fork
+def test_done_says_whether_the_child_has_sent_the_text() -> None:
+    release = os.pipe()
+    pending = Pending(lambda: os.read(release[0], 1).decode() + where())
+    assert not pending.done()
+    os.write(release[1], b">")
+    deadline = time.monotonic() + 30
+    while not pending.done() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert pending.done() and pending.result() == ">child"
+
+
+def test_the_text_is_made_once_however_often_it_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "_START_METHOD", "no-such-method")
+    made: list[str] = []
+    pending = Pending(lambda: made.append("text") or "text")
+    assert not pending.done()
+    assert [pending.result(), pending.result()] == ["text", "text"]
+    assert made == ["text"] and pending.done()
+
+
 def test_without_fork_the_parent_does_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(background, "_START_METHOD", "no-such-method")
     assert not can_fork()

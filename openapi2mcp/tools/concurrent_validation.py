@@ -41,9 +41,17 @@ def map_validated(
     if not can_fork():
         return map_document(document, options, diagnostics, source, on_operation)
     with Pending(partial(verdict, document, options)) as pending:
+
+        def step() -> None:
+            on_operation()
+            if pending.done() and pending.result() != ALL_VALID:
+                raise _Abandoned  # no need to finish: the operations are mapped again
+
         trial = Diagnostics()
         try:
-            mapped = map_document(document, options, trial, source, on_operation, validate=False)
+            mapped = map_document(document, options, trial, source, step, validate=False)
+        except _Abandoned:
+            pass
         except Exception:  # perhaps an operation that only validation would refuse
             if pending.result() == ALL_VALID:
                 raise  # none: the validating run would raise the same
@@ -53,6 +61,10 @@ def map_validated(
                 return mapped
     on_restart()
     return map_document(document, options, diagnostics, source, on_operation)
+
+
+class _Abandoned(Exception):
+    """The child found an invalid operation while the parent was still mapping without validation."""
 
 
 def verdict(document: dict[str, Any], options: GeneratorOptions) -> str:

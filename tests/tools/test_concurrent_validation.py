@@ -96,6 +96,46 @@ def test_the_operations_are_mapped_again_only_when_one_is_invalid() -> None:
     assert mapped_concurrently(INVALID)[2] == 1
 
 
+class DecidedAtOnce:
+    """A `Pending` whose child has already found an invalid operation."""
+
+    def __init__(self, work: Any) -> None:
+        pass
+
+    def __enter__(self) -> DecidedAtOnce:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def done(self) -> bool:
+        return True
+
+    def result(self) -> str:
+        return SOME_INVALID
+
+
+def test_the_unvalidated_mapping_stops_as_soon_as_the_child_finds_an_invalid_operation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(concurrent_validation, "can_fork", lambda: True)
+    monkeypatch.setattr(concurrent_validation, "Pending", DecidedAtOnce)
+    steps, restarts = [], []
+    diagnostics = Diagnostics()
+    diagnostics.warning("#", "before")
+    model = map_validated(
+        INVALID,
+        OPTIONS,
+        diagnostics,
+        "spec.json",
+        lambda: steps.append(1),
+        lambda: restarts.append(len(steps)),
+    )
+    assert restarts == [1]  # one operation reached, then mapped again: all four
+    assert len(steps) == 1 + 4
+    assert (model, list(diagnostics)) == tuple_of(mapped_serially(INVALID))
+
+
 def test_the_verdict_covers_only_the_operations_the_selectors_keep() -> None:
     assert verdict(VALID, OPTIONS) == ALL_VALID
     assert verdict(INVALID, OPTIONS) == SOME_INVALID
