@@ -28,6 +28,7 @@ _BASE_OUTPUT_LIMIT = 4 * 1024
 _SMALLEST = 1  # a limit no schema fits: every schema takes its plan ladder's last form
 _ROOT_ONLY: JSONSchema = {"type": "object"}  # an outputSchema that not even the last plan fits
 _ROOT_ONLY_SIZE = schema_size(_ROOT_ONLY)
+_META_MEMBER = len(',"_meta":')  # `_meta` is the last member of a tool's wire form, never the first
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,23 +89,31 @@ class _Totals:
 
     @classmethod
     def of(cls, sized: Sequence[_Sized]) -> _Totals:
-        frames = len('{"tools":[]}') + max(len(sized) - 1, 0) + sum(item.frame for item in sized)
         inputs = _StepSum([(item.inputs, item.inputs.sizes[-1]) for item in sized])
         outputs = _StepSum([(item.outputs, _ROOT_ONLY_SIZE) for item in sized if item.outputs is not None])
-        return cls(frames, inputs, outputs)
+        return cls(_frames(sized), inputs, outputs)
+
+    def framing(self, sized: Sequence[_Sized]) -> _Totals:
+        """The totals of `sized`: tools with the same ladders as these, in other frames."""
+        return dataclasses.replace(self, frames=_frames(sized))
 
     def __call__(self, input_limit: int, output_limit: int) -> int:
         return self.frames + self.inputs.at(input_limit) + self.outputs.at(output_limit)
+
+
+def _frames(sized: Sequence[_Sized]) -> int:
+    return len('{"tools":[]}') + max(len(sized) - 1, 0) + sum(item.frame for item in sized)
 
 
 def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> ApiModel:
     """`model` with every tool's schemas within `limits` (see the module docstring)."""
     sizer = Sizer()
     sized = [_sized(tool, limits, sizer) for tool in model.tools]
-    input_limit, output_limit = _choose_limits(_Totals.of(sized), limits)
+    totals = _Totals.of(sized)
+    input_limit, output_limit = _choose_limits(totals, limits)
     without_meta = [_without_meta(item) for item in sized]
-    if (chosen := _choose_limits(_Totals.of(without_meta), limits)) != (input_limit, output_limit):
-        sized, (input_limit, output_limit) = without_meta, chosen
+    if (chosen := _choose_limits(totals.framing(without_meta), limits)) != (input_limit, output_limit):
+        sized, totals, (input_limit, output_limit) = without_meta, totals.framing(without_meta), chosen
         diagnostics.info(
             "#",
             f"the tools' _meta ({TOOL_META_KEY}) is left out: tools/list would fit its "
@@ -112,19 +121,23 @@ def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> 
         )
     shrinker = Shrinker()
     tools = tuple(_fitted(item, input_limit, output_limit, shrinker) for item in sized)
-    _report(sized, limits, input_limit, output_limit, diagnostics)
+    _report(sized, totals, limits, input_limit, output_limit, diagnostics)
     return dataclasses.replace(model, tools=tools)
 
 
 def _report(
-    sized: Sequence[_Sized], limits: SizeLimits, input_limit: int, output_limit: int, diagnostics: Diagnostics
+    sized: Sequence[_Sized],
+    totals: _Totals,
+    limits: SizeLimits,
+    input_limit: int,
+    output_limit: int,
+    diagnostics: Diagnostics,
 ) -> None:
     """One info for the whole list (what was compacted, how, the sizes); a warning for each limit
     that could not be met."""
     plans = Counter(PLANS[item.inputs.fit(input_limit)].what for item in sized)
     plans.pop(PLANS[AS_IS].what, None)
     outputs = sum(item.outputs is not None and item.outputs.fit(output_limit) != AS_IS for item in sized)
-    totals = _Totals.of(sized)
     total, whole = totals(input_limit, output_limit), totals(0, 0)
     if plans or outputs:
         how = "; ".join(f"{count:,} {what}" for what, count in sorted(plans.items(), key=lambda p: -p[1]))
@@ -164,9 +177,9 @@ def _sized(tool: Tool, limits: SizeLimits, sizer: Sizer) -> _Sized:
     if limits.output_schemas == "none":
         tool = dataclasses.replace(tool, output_schema=None)
     has_output = tool.output_schema is not None
-    bare = dataclasses.replace(tool, input_schema={}, output_schema={} if has_output else None)
-    frame = schema_size(bare.wire()) - (4 if has_output else 2)  # without the `{}` stand-ins
-    meta = schema_size(bare.wire()) - schema_size(dataclasses.replace(bare, with_meta=False).wire())
+    wire = dataclasses.replace(tool, input_schema={}, output_schema={} if has_output else None).wire()
+    frame = schema_size(wire) - (4 if has_output else 2)  # without the `{}` stand-ins
+    meta = _META_MEMBER + schema_size(wire["_meta"]) if "_meta" in wire else 0
     outputs = Ladder(tool.output_schema, sizer) if tool.output_schema is not None else None
     return _Sized(tool, frame, Ladder(tool.input_schema, sizer), outputs, meta)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from openapi2mcp.diagnostics import Diagnostic, Diagnostics, Level
-from openapi2mcp.fit.budget import _fitted, _sized, _Totals, fit_tools
+from openapi2mcp.fit.budget import _fitted, _sized, _Totals, _without_meta, fit_tools
 from openapi2mcp.fit.compact import PLANS, Shrinker
 from openapi2mcp.fit.sizes import Sizer
 from openapi2mcp.model import ApiModel, GeneratorOptions, SizeLimits
@@ -151,7 +153,8 @@ def test_meta_is_left_out_rather_than_cutting_schemas_for_it() -> None:
     assert all("_meta" in tool.wire() for tool in roomy.tools)
 
 
-def test_the_precomputed_totals_equal_the_sum_of_each_tools_size_under_every_limit() -> None:
+@pytest.mark.parametrize("with_meta", [True, False])
+def test_the_precomputed_totals_equal_the_sum_of_each_tools_size_under_every_limit(with_meta: bool) -> None:
     spec = document(6, width=3, depth=3)
     spec["paths"]["/small"] = {"get": {"operationId": "small", "responses": {"204": {"description": "none"}}}}
     spec["paths"]["/items2"]["post"]["requestBody"]["content"]["application/json"]["schema"] = big_object(
@@ -161,6 +164,9 @@ def test_the_precomputed_totals_equal_the_sum_of_each_tools_size_under_every_lim
     sizer = Sizer()
     sized = [_sized(tool, SizeLimits(), sizer) for tool in model.tools]
     totals = _Totals.of(sized)
+    if not with_meta:
+        sized = [_without_meta(item) for item in sized]
+        totals = totals.framing(sized)
     limits = sorted({0, 1, 2, 100, 256, 1000, 4096, 10**6} | {s for item in sized for s in item.inputs.sizes})
     for input_limit in limits:
         for output_limit in (0, 1, 64, 256, 1024, 4096):
