@@ -82,6 +82,15 @@ def test_the_call_is_compared_with_fastmcps_only_when_fastmcp_ran() -> None:
     assert (over.verdict(), over.verdict(SMOKE)) == ("MISSED", "ok")
 
 
+def test_what_the_fastmcp_target_asks_for_is_shown_against_the_floor() -> None:
+    """0.6x of a 1.5 ms call is 0.9 ms: below the 1.0 ms floor, the libraries' own cost."""
+    info = row(
+        rows.stdio_rows(measured(1.2, peer_ms=1.5)), "for information: 0.6x FastMCP's call ÷ the floor"
+    )
+    assert (info.ours, info.verdict()) == ("0.90x", "")
+    assert not [r for r in rows.stdio_rows(measured(1.0)) if "÷ the floor" in r.figure]
+
+
 def test_without_a_call_of_fastmcps_the_comparison_has_no_verdict() -> None:
     figures = measured(1.0, peer_ms=2.0)
     figures["FastMCP"].call_seconds.clear()  # its tool was not found: listed, not called
