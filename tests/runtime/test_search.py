@@ -72,6 +72,22 @@ def test_an_empty_or_stop_word_query_matches_nothing(index: Any, query: str) -> 
     assert index.search(query, limit=10) == ([], 0)
 
 
+def test_a_preposition_is_not_evidence(tmp_path: Path) -> None:
+    """A rare preposition in one tool's text must not outrank the tool the query's content words
+    describe: "inside" is a stop word like "of"."""
+    documents = [
+        ("execInPod", "pods", {"name": "execInPod", "title": "Run a command in a container"}),
+        ("getService", "services", {"name": "getService", "description": "Services run inside a cluster"}),
+        *[
+            (f"other{n}", "x", {"name": f"other{n}", "description": "run command container"})
+            for n in range(3)
+        ],
+    ]
+    loaded = search.SearchIndex.load(write_index(tmp_path, documents))
+    assert search.analyze("inside within between over") == []
+    assert loaded.search("run a command inside a container", limit=1)[0] == ["execInPod"]
+
+
 def test_names_and_toolset_narrow_the_matches_and_the_total(index: Any) -> None:
     assert index.search("pet", limit=10, toolset="store") == (["placeOrder"], 1)
     assert index.search("pet", limit=10, names={"listPets", "placeOrder"}) == (["listPets", "placeOrder"], 2)

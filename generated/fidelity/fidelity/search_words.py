@@ -142,4 +142,6 @@ had has have having he her here him his how i if in into is it its just let migh
 of off on once only or other our ours out please she should so some such than that the their
 them then there these they this those through to too under until us very via was we were when
 where while whom why will with would you your yours
+above across after against along among amongst around before behind below beside besides between
+beyond during inside near onto over throughout toward towards upon within without
 """.split())  # noqa: SIM905 (a paragraph reads better than 110 quoted words)
