@@ -53,14 +53,18 @@ def test_an_error_of_the_work_surfaces_in_the_parent() -> None:
 
 @needs_fork
 def test_done_says_whether_the_child_has_sent_the_text() -> None:
-    release = os.pipe()
-    pending = Pending(lambda: os.read(release[0], 1).decode() + where())
-    assert not pending.done()
-    os.write(release[1], b">")
-    deadline = time.monotonic() + 30
-    while not pending.done() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert pending.done() and pending.result() == ">child"
+    reading, writing = os.pipe()  # the child's work waits for a byte from the test
+    try:
+        pending = Pending(lambda: os.read(reading, 1).decode() + where())
+        assert not pending.done()
+        os.write(writing, b">")
+        deadline = time.monotonic() + 30
+        while not pending.done() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pending.done() and pending.result() == ">child"
+    finally:
+        os.close(reading)
+        os.close(writing)
 
 
 def test_the_text_is_made_once_however_often_it_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
