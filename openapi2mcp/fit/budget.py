@@ -112,8 +112,9 @@ def fit_tools(model: ApiModel, limits: SizeLimits, diagnostics: Diagnostics) -> 
     totals = _Totals.of(sized)
     input_limit, output_limit = _choose_limits(totals, limits)
     without_meta = [_without_meta(item) for item in sized]
-    if (chosen := _choose_limits(totals.framing(without_meta), limits)) != (input_limit, output_limit):
-        sized, totals, (input_limit, output_limit) = without_meta, totals.framing(without_meta), chosen
+    meta_less = totals.framing(without_meta)
+    if (chosen := _choose_limits(meta_less, limits)) != (input_limit, output_limit):
+        sized, totals, (input_limit, output_limit) = without_meta, meta_less, chosen
         diagnostics.info(
             "#",
             f"the tools' _meta ({TOOL_META_KEY}) is left out: tools/list would fit its "
