@@ -4,8 +4,9 @@ Generation is one thread of pure Python, and machines have two cores or more: a 
 depends only on data already at hand (the search index: the mapped model) is made by a child forked
 from the generator, which inherits that data without copying or pickling it, and sends the text back
 through a pipe while the parent fits sizes, renders and formats. Where fork is unavailable (Windows)
-or unsafe (macOS, where CPython no longer forks by default), with one core, or when the child fails,
-the parent computes the text itself: the same function on the same data, so the same bytes.
+or unsafe (macOS, where CPython no longer forks by default), with one core, in a daemonic process (a
+`multiprocessing.Pool` worker may not have children), or when the child cannot start or fails, the
+parent computes the text itself: the same function on the same data, so the same bytes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ _START_METHOD: Final = "fork"  # the only method that shares the parent's data i
 def can_fork() -> bool:
     """Whether work can go to a forked child on another core."""
     forks = _START_METHOD in multiprocessing.get_all_start_methods() and sys.platform != "darwin"
-    return forks and (os.cpu_count() or 1) > 1
+    return forks and _cores() > 1 and not multiprocessing.current_process().daemon
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the host's count)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class Pending:
@@ -37,11 +45,20 @@ class Pending:
         self._reader: Connection | None = None
         self._child: multiprocessing.process.BaseProcess | None = None
         if can_fork():
-            context = multiprocessing.get_context(_START_METHOD)
-            self._reader, writer = context.Pipe(duplex=False)
-            self._child = context.Process(target=_send, args=(work, self._reader, writer), daemon=True)
-            self._child.start()
+            self._start(work)
+
+    def _start(self, work: Callable[[], str]) -> None:
+        context = multiprocessing.get_context(_START_METHOD)
+        reader, writer = context.Pipe(duplex=False)
+        child = context.Process(target=_send, args=(work, reader, writer), daemon=True)
+        try:
+            child.start()
+        except OSError:  # no process to be had (a limit on processes, memory): the parent works
+            reader.close()
+            return
+        finally:
             writer.close()
+        self._reader, self._child = reader, child
 
     def done(self) -> bool:
         """Whether `result` can answer without waiting for the child (or for the work, without one)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import multiprocessing
 import os
 import sys
 import time
@@ -82,6 +83,42 @@ def test_without_fork_the_parent_does_the_work(monkeypatch: pytest.MonkeyPatch) 
     pending = Pending(where)
     assert pending._child is None
     assert pending.result() == "parent"
+
+
+def made_in_a_pool_worker() -> tuple[bool, bool, str]:
+    """In a `multiprocessing.Pool` worker (a daemonic process, which may not have children)."""
+    pending = Pending(lambda: f"made in {os.getpid()}")
+    return can_fork(), pending._child is None, pending.result()
+
+
+def test_a_pool_worker_does_the_work_itself() -> None:
+    with multiprocessing.get_context("spawn").Pool(1) as pool:  # spawn: the same on every platform
+        forks, no_child, text = pool.apply(made_in_a_pool_worker)
+    assert (forks, no_child) == (False, True)
+    assert text.startswith("made in ") and text != f"made in {PARENT}"  # by the worker, no error
+
+
+def test_a_child_that_cannot_start_leaves_the_work_to_the_parent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "can_fork", lambda: True)
+
+    def no_process(self: object) -> None:
+        raise OSError(11, "Resource temporarily unavailable")  # fork's EAGAIN: a limit on processes
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
+    pending = Pending(where)
+    assert pending._child is None and pending._reader is None
+    assert pending.result() == "parent"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this platform")
+def test_a_process_held_to_one_core_does_the_work_itself() -> None:
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(before)})  # as a container given one CPU of a larger host
+        assert not can_fork()
+        assert Pending(where)._child is None
+    finally:
+        os.sched_setaffinity(0, before)
 
 
 @needs_fork

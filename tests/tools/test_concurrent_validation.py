@@ -4,6 +4,7 @@ mapping with validation gives (tools and diagnostics), whether the operations ar
 from __future__ import annotations
 
 import json
+import multiprocessing
 import subprocess
 import sys
 from pathlib import Path
@@ -226,3 +227,17 @@ def test_with_a_second_core_the_generator_never_loads_openapi_pydantic(forks: bo
     argv = [sys.executable, "-c", PROBE, str(source), "fork" if forks else "no-fork"]
     probe = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True)
     assert json.loads(probe.stdout) is (not forks)
+
+
+def generated_files(source: str) -> dict[str, str]:
+    return pipeline.generate(source, GeneratorOptions(dist_name="t", env_prefix="T")).files
+
+
+@pytest.mark.parametrize("name", ["valid", "invalid"])
+def test_a_pool_worker_generates_what_the_main_process_does(name: str, tmp_path: Path) -> None:
+    """A `multiprocessing.Pool` worker is daemonic and may not fork children: it works serially."""
+    source = tmp_path / "spec.json"
+    source.write_text(json.dumps(DOCUMENTS[name]))
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        in_worker = pool.apply(generated_files, (str(source),))
+    assert in_worker == generated_files(str(source))
