@@ -286,6 +286,16 @@ def test_an_unknown_type_is_dropped_with_a_warning() -> None:
     assert warnings(diagnostics) == [(f"{BODY}/type", "unknown type 'text'; it is dropped")]
 
 
+def test_a_pattern_python_warns_about_is_kept_without_a_python_warning(
+    recwarn: pytest.WarningsRecorder,
+) -> None:
+    converter, diagnostics = make()
+    schema = {"type": "string", "pattern": "[[A-Z0-9]{1,18}"}  # amadeus.com: `re` warns of a nested set
+    assert converter.input_schema(schema, BODY) == schema
+    assert [str(warning.message) for warning in recwarn] == []
+    assert warnings(diagnostics) == []
+
+
 def test_invalid_keyword_values_are_dropped_with_a_warning_and_never_crash() -> None:
     converter, diagnostics = make()
     schema = {
