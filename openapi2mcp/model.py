@@ -132,6 +132,7 @@ class Tool:
     security: tuple[Requirement, ...]  # alternatives; () = no authentication
     tags: tuple[str, ...] = ()
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
+    templated_query: tuple[str, ...] = ()  # query parameters named by a path key: `/w?city={city}`
     base_url: str | None = None  # the operation's (or path item's) own server, when not the API's
     toolset: str = "untagged"  # the one toolset the tool belongs to (tools/toolsets.py)
     icons: tuple[Icon, ...] = ()  # the API's icons (the same on every tool)

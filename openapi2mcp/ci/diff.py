@@ -138,7 +138,9 @@ def _is_tool(tool: Any) -> bool:
 
 def _route_keys(routes: dict[str, Any]) -> dict[str, str]:
     return {
-        name: _route_key(route["method"], route["path"], route.get("fixedQuery") or ())
+        name: _route_key(
+            route["method"], route["path"], route.get("fixedQuery") or (), route.get("templatedQuery") or ()
+        )
         for name, route in routes.items()
         if isinstance(route, dict)
         and isinstance(route.get("method"), str)
@@ -146,9 +148,13 @@ def _route_keys(routes: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def _route_key(method: str, path: str, fixed_query: Iterable[Iterable[Any]]) -> str:
-    """`GET /pets/{petId}`; with a path key's fixed query `GET /items?view=full`."""
-    query = "&".join("=".join(str(part) for part in pair) for pair in fixed_query)
+def _route_key(
+    method: str, path: str, fixed_query: Iterable[Iterable[Any]], templated_query: Iterable[Any] = ()
+) -> str:
+    """`GET /pets/{petId}`; with a path key's fixed query `GET /items?view=full`, and its templated
+    query pairs `GET /weather?units=si&city={city}` (fixed pairs first)."""
+    pairs = ["=".join(str(part) for part in pair) for pair in fixed_query]
+    query = "&".join(pairs + [f"{name}={{{name}}}" for name in templated_query])
     return f"{method.upper()} {path}" + (f"?{query}" if query else "")
 
 

@@ -71,6 +71,7 @@ def _route(tool: Tool) -> dict[str, Any]:
         "method": tool.method,
         "path": tool.path,
         "fixedQuery": [list(pair) for pair in tool.fixed_query],
+        **({"templatedQuery": list(tool.templated_query)} if tool.templated_query else {}),
         "params": [_parameter(parameter) for parameter in tool.parameters],
         "body": _body(tool.body) if tool.body else None,
         "security": [

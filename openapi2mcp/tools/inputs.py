@@ -14,6 +14,8 @@ from openapi2mcp.tools.bodies import RawBody, choose_body, is_binary_schema
 from openapi2mcp.tools.naming import resolve_argument_clashes
 from openapi2mcp.tools.operations import OperationRef
 from openapi2mcp.tools.parameters import RawParameter, collect_parameters
+from openapi2mcp.tools.path_keys import PathKey
+from openapi2mcp.tools.query_templates import query_templates
 from openapi2mcp.tools.sendable import NON_EMPTY, forbid_empty, non_null
 
 _TEMPLATE_NAME = re.compile(r"{([^{}]+)}")
@@ -41,8 +43,13 @@ class _Slot:
 
 
 def build_inputs(
-    ref: OperationRef, resolver: Resolver, converter: SchemaConverter, diagnostics: Diagnostics
+    ref: OperationRef,
+    resolver: Resolver,
+    converter: SchemaConverter,
+    diagnostics: Diagnostics,
+    key: PathKey | None = None,
 ) -> Inputs:
+    """The arguments of the operation at `ref`, whose path key reads as `key` (default: a plain path)."""
     path_pointer = pointer_join("#/paths", ref.path)
     raw_parameters = collect_parameters(
         ref.path_item.get("parameters"),
@@ -52,7 +59,9 @@ def build_inputs(
         resolver,
         diagnostics,
     )
-    raw_parameters = _match_path_template(ref, raw_parameters, diagnostics)
+    key = key or PathKey(ref.path)
+    raw_parameters = query_templates(ref, raw_parameters, key, diagnostics)
+    raw_parameters = _match_path_template(ref, raw_parameters, key, diagnostics)
     raw_body = choose_body(
         ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver
     )
@@ -68,10 +77,10 @@ def build_inputs(
 
 
 def _match_path_template(
-    ref: OperationRef, parameters: list[RawParameter], diagnostics: Diagnostics
+    ref: OperationRef, parameters: list[RawParameter], key: PathKey, diagnostics: Diagnostics
 ) -> list[RawParameter]:
     """Every `{name}` of the path needs a path parameter; extra path parameters are dropped."""
-    in_template = set(_TEMPLATE_NAME.findall(ref.path))
+    in_template = set(_TEMPLATE_NAME.findall(key.path))
     declared = {p.name for p in parameters if p.location == "path"}
     missing = sorted(in_template - declared)
     if missing:

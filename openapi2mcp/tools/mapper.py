@@ -116,7 +116,7 @@ class _Context:
 
 def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
     diagnostics, options = context.diagnostics, context.options
-    path, fixed_query = split_path_key(ref.path, ref.pointer, diagnostics)
+    key = split_path_key(ref.path, ref.pointer, diagnostics)
     if context.validate:
         check_operation(ref.operation, ref.pointer, context.document)
     operation = ref.operation
@@ -126,7 +126,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
     name = tool_name(str(raw_name), options.name_style)
     summary = _text(operation.get("summary"))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
-    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics)
+    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics, key)
     output = build_output(
         operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
     )
@@ -137,7 +137,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
         title=title,
         description=_description(x_mcp, summary, operation, ref, inputs.body_note),
         method=ref.method.upper(),
-        path=path,
+        path=key.path,
         pointer=ref.pointer,
         operation_id=operation_id,
         parameters=inputs.parameters,
@@ -148,7 +148,8 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
         annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
         security=map_requirements(raw_security, context.schemes, security_pointer, diagnostics),
         tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
-        fixed_query=fixed_query,
+        fixed_query=key.fixed_query,
+        templated_query=tuple(name for name, _ in key.templated_query),
         base_url=own_base_url(
             ref.path_item,
             operation,

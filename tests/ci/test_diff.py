@@ -348,3 +348,30 @@ def test_a_self_referencing_schema_in_tool_data_exits_2(tmp_path: Path) -> None:
         "",
         "openapi2mcp: error: the tool schemas are nested too deeply to compare\n",
     )
+
+
+def test_operations_told_apart_by_query_templates_are_renamed_each_to_its_own(tmp_path: Path) -> None:
+    def weather(by_city: str, by_point: str, reverse: bool = False) -> dict[str, Any]:
+        def get(name: str, argument: str) -> dict[str, Any]:
+            parameter = {"name": argument, "in": "path", "required": True, "schema": {"type": "string"}}
+            return {
+                "get": {
+                    "operationId": name,
+                    "parameters": [parameter],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+
+        paths = {"/w?city={city}": get(by_city, "city"), "/w?lat={lat}": get(by_point, "lat")}
+        paths = dict(reversed(paths.items())) if reverse else paths  # one route each: not paired by order
+        return {"openapi": "3.0.3", "info": {"title": "W", "version": "1"}, "paths": paths}
+
+    write_spec(tmp_path / "old.yaml", weather("byCity", "byPoint"))
+    write_spec(tmp_path / "new.json", weather("weatherForCity", "atPoint", reverse=True))  # JSON: order kept
+    status, out, _ = diff("old.yaml", "new.json", cwd=tmp_path)
+    assert (status, out.splitlines()[0]) == (1, "2 tools renamed (2 breaking changes)")
+    headings = [line for line in out.splitlines() if "renamed from" in line]
+    assert sorted(headings) == [
+        "atPoint: renamed from byPoint (BREAKING)",
+        "weatherForCity: renamed from byCity (BREAKING)",
+    ]

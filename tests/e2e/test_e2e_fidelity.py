@@ -139,6 +139,7 @@ CALLS: list[tuple[str, str, dict[str, Any]]] = [
         },
     ),
     ("query_none", "search", {"q": "only"}),
+    ("path_key_query", "cityReport", {"city": "São Paulo", "day": "mon"}),
     (
         "headers",
         "headerParams",
@@ -354,6 +355,11 @@ def test_query_styles(main: MainRun) -> None:
 def test_query_optional_not_sent(main: MainRun) -> None:
     request = main["query_none"].ok()
     assert request.target == f"{BASE_PATH}/search?q=only", request.target
+
+
+def test_a_path_keys_fixed_query_comes_first_then_its_templated_parameter(main: MainRun) -> None:
+    request = main["path_key_query"].ok()  # the path key `/report?format=csv&city={city}`
+    assert request.target == f"{BASE_PATH}/report?format=csv&city=S%C3%A3o%20Paulo&day=mon", request.target
 
 
 # ---- requests: headers and cookies --------------------------------------------------------------

@@ -477,8 +477,75 @@ def test_a_query_part_of_a_path_key_becomes_fixed_query_pairs_and_a_fragment_is_
     ]
 
 
-def test_a_template_in_the_query_part_of_a_path_key_skips_the_operation() -> None:
-    assert skipped({"/a?x={y}": {"get": op(operationId="bad")}}) == [(Level.ERROR, "#/paths/~1a?x={y}/get")]
+def city(location: str, name: str = "city", **fields: Any) -> dict[str, Any]:
+    return {"name": name, "in": location, "schema": {"type": "string"}, **fields}
+
+
+def test_a_templated_query_pair_of_a_path_key_makes_its_path_parameter_that_query_parameter() -> None:
+    key = "/air?units=si&city={city}&cc={country}"  # weatherbit.io's path keys, clicksend.com's...
+    parameters = [city("path", required=True), city("path", "country", required=True), city("query", "lang")]
+    model, diagnostics = build(spec({key: {"get": op(operationId="air", parameters=parameters)}}))
+    (tool,) = model.tools
+    assert (tool.path, tool.fixed_query, tool.templated_query) == ("/air", (("units", "si"),), ("city", "cc"))
+    assert [(p.argument, p.name, p.location, p.required, p.style, p.explode) for p in tool.parameters] == [
+        ("city", "city", "query", True, "form", True),
+        ("cc", "cc", "query", True, "form", True),
+        ("lang", "lang", "query", False, "form", True),
+    ]
+    assert tool.input_schema["required"] == ["city", "cc"]
+    assert tool.description.endswith(f"HTTP: GET {key}")
+    pointer = "#/paths/~1air?units=si&city={city}&cc={country}/get"
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (Level.INFO, pointer, f"path key {key!r}: sends the fixed query 'units=si' with every call"),
+        (
+            Level.INFO,
+            pointer,
+            f"path key {key!r}: sends the query parameter(s) city (from {{city}}), cc (from {{country}})",
+        ),
+    ]
+
+
+def test_a_templated_query_pair_may_name_a_query_parameter_and_prefers_a_path_one() -> None:
+    declared_in_query = only_tool(spec({"/a?k={APIKEY}": {"get": op(parameters=[city("query", "APIKEY")])}}))
+    assert [(p.argument, p.name, p.location, p.required) for p in declared_in_query.parameters] == [
+        ("k", "k", "query", False)
+    ]
+    both = [city("query", "x", description="q"), city("path", "x", required=True, description="p")]
+    model, diagnostics = build(spec({"/a?x={x}": {"get": op(operationId="a", parameters=both)}}))
+    assert [(p.name, p.location, p.required) for p in model.tools[0].parameters] == [("x", "query", True)]
+    assert model.tools[0].input_schema["properties"]["x"]["description"] == "p"  # the path one
+    assert [(d.level, d.message) for d in diagnostics][1:] == [
+        (Level.WARNING, "query parameter(s) ['x'] are also sent from the path key's templates; dropped")
+    ]
+
+
+def test_operations_told_apart_by_their_query_templates_are_distinct_tools() -> None:
+    paths = {
+        "/w?city={city}": {"get": op(operationId="byCity", parameters=[city("path", required=True)])},
+        "/w?lat={lat}": {"get": op(operationId="byPoint", parameters=[city("path", "lat", required=True)])},
+    }
+    model, _ = build(spec(paths))
+    assert [(t.name, t.path, t.templated_query) for t in model.tools] == [
+        ("byCity", "/w", ("city",)),
+        ("byPoint", "/w", ("lat",)),
+    ]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "/a?x={y}",  # {y} declared nowhere
+        "/a?q=name:{name}",  # a template inside a value
+        "/a?{name}=1",  # a template for a name
+        "/a?x={name}&x={name}",  # the same query name twice
+    ],
+)
+def test_a_query_template_that_cannot_be_sent_skips_the_operation(key: str) -> None:
+    parameters = [city("path", "name", required=True)]
+    pointer = "#/paths/" + key.replace("/", "~1")
+    assert skipped({key: {"get": op(operationId="bad", parameters=parameters)}}) == [
+        (Level.ERROR, f"{pointer}/get")
+    ]
 
 
 def test_operations_told_apart_only_by_a_fragment_get_distinct_names() -> None:

@@ -85,6 +85,14 @@ class SearchArgs(BaseModel):
     optional: Annotated[str | None, Field(min_length=1)] = None
 
 
+class CityReportArgs(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+    )
+    city: Annotated[str, Field(min_length=1)]
+    day: Annotated[str | None, Field(min_length=1)] = None
+
+
 class HeaderParamsArgsXObj(BaseModel):
     a: str | None = None
     b: int | None = None
