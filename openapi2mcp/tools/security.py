@@ -130,10 +130,46 @@ def map_requirements(
         if unknown:
             diagnostics.warning(where, f"unknown security scheme(s) {unknown}: this alternative is dropped")
             continue
-        alternatives.append(tuple(SchemeUse(name, _scopes(scopes)) for name, scopes in requirement.items()))
+        uses = tuple(SchemeUse(name, _scopes(scopes)) for name, scopes in requirement.items())
+        alternatives.append(_one_per_slot(uses, schemes, where, diagnostics))
     if raw and not alternatives:
         diagnostics.warning(pointer, "no usable security alternative: calls are sent without credentials")
     return tuple(alternatives)
+
+
+def _one_per_slot(
+    uses: Requirement, schemes: dict[str, SecurityScheme], pointer: str, diagnostics: Diagnostics
+) -> Requirement:
+    """The requirement with one scheme per place a credential goes: schemes that all send the
+    Authorization header (Google's specs require an implicit and an authorization-code OAuth2 flow
+    together), or the same API key header, query parameter or cookie, cannot all be carried by one
+    request; the first is kept, with a warning."""
+    kept: dict[tuple[str, str], SchemeUse] = {}
+    dropped: dict[tuple[str, str], list[str]] = {}
+    for use in uses:
+        slot = _slot(schemes[use.scheme])
+        if slot in kept:
+            dropped.setdefault(slot, []).append(use.scheme)
+        else:
+            kept[slot] = use
+    for (location, name), others in dropped.items():
+        first = kept[(location, name)].scheme
+        diagnostics.warning(
+            pointer,
+            f"schemes {[first, *others]} of one requirement all send the {location} {name!r}, which a "
+            f"request carries once: only {first!r} is used",
+        )
+    return tuple(kept.values())
+
+
+def _slot(scheme: SecurityScheme) -> tuple[str, str]:
+    """Where the scheme's credential goes in a request: (header, query or cookie; its name)."""
+    if scheme.kind == "apiKey" and scheme.location is not None and scheme.parameter_name is not None:
+        name = scheme.parameter_name
+        return (scheme.location, name.lower() if scheme.location == "header" else name)
+    if scheme.kind in ("http", "oauth2", "openIdConnect"):
+        return ("header", "authorization")
+    return ("client certificate", scheme.key)  # mutualTLS: sends nothing, never shares
 
 
 def _scopes(value: Any) -> tuple[str, ...]:

@@ -50,6 +50,22 @@ def build(
 API_KEY = {"type": "apiKey", "in": "header", "name": "X-API-Key"}
 BEARER = {"type": "http", "scheme": "bearer"}
 BASIC = {"type": "http", "scheme": "basic"}
+QUERY_KEY = {"type": "apiKey", "in": "query", "name": "key"}
+COOKIE_KEY = {"type": "apiKey", "in": "cookie", "name": "a"}
+OAUTH_IMPLICIT = {
+    "type": "oauth2",
+    "flows": {"implicit": {"authorizationUrl": "https://a.example/auth", "scopes": {}}},
+}
+OAUTH_CODE = {
+    "type": "oauth2",
+    "flows": {
+        "authorizationCode": {
+            "authorizationUrl": "https://a.example/auth",
+            "tokenUrl": "https://a.example/token",
+            "scopes": {},
+        }
+    },
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,6 +217,57 @@ def test_a_requirement_list_keeps_alternatives_combinations_and_scopes() -> None
     assert found == (
         (SchemeUse("a"), SchemeUse("o", ("read", "write"))),
         (SchemeUse("o"),),
+    )
+    assert list(diagnostics) == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept", "slot"),
+    [
+        (
+            {"implicit": OAUTH_IMPLICIT, "code": OAUTH_CODE},
+            "implicit",
+            "header 'authorization'",
+        ),  # googleapis
+        (
+            {"bearer": BEARER, "auth_key": {**API_KEY, "name": "Authorization"}},
+            "bearer",
+            "header 'authorization'",
+        ),
+        ({"k1": API_KEY, "k2": {**API_KEY, "name": "x-api-key"}}, "k1", "header 'x-api-key'"),
+        ({"q1": QUERY_KEY, "q2": QUERY_KEY}, "q1", "query 'key'"),
+    ],
+)
+def test_schemes_of_one_requirement_sending_the_same_credential_keep_the_first(
+    raw: dict[str, Any], kept: str, slot: str
+) -> None:
+    schemes, _ = schemes_of(raw)
+    diagnostics = Diagnostics()
+    found = map_requirements([{key: [] for key in raw}], schemes, "#/p", diagnostics)
+    assert found == ((SchemeUse(kept),),)
+    (other,) = set(raw) - {kept}
+    assert [(d.level, d.pointer, d.message) for d in diagnostics] == [
+        (
+            Level.WARNING,
+            "#/p/0",
+            f"schemes [{kept!r}, {other!r}] of one requirement all send the {slot}, which a request carries "
+            f"once: only {kept!r} is used",
+        )
+    ]
+
+
+def test_schemes_of_one_requirement_sending_different_credentials_are_all_kept() -> None:
+    raw = {
+        "key": API_KEY,
+        "bearer": BEARER,
+        "q": QUERY_KEY,
+        "c1": COOKIE_KEY,
+        "c2": {**COOKIE_KEY, "name": "b"},
+    }
+    schemes, _ = schemes_of(raw)
+    diagnostics = Diagnostics()
+    assert map_requirements([{key: [] for key in raw}], schemes, "#/p", diagnostics) == (
+        tuple(SchemeUse(name) for name in raw),
     )
     assert list(diagnostics) == []
 
