@@ -27,7 +27,7 @@ SEARCH, DESCRIBE, CALL = "search_tools", "describe_tools", "call_tool"
 LIST_TOOLSETS, ENABLE_TOOLSETS = "list_toolsets", "enable_toolsets"
 DYNAMIC = (SEARCH, DESCRIBE, CALL)
 ON_DEMAND = (LIST_TOOLSETS, ENABLE_TOOLSETS)
-OVERVIEW_CHARS = 3_000  # search_tools' description: the toolsets overview stops here
+OVERVIEW_BYTES = 3_000  # search_tools' description: the toolsets overview stops here (JSON, UTF-8)
 _READS = {
     "readOnlyHint": True,
     "destructiveHint": False,
@@ -118,6 +118,12 @@ def definition(name: str, description: str, read_only: bool = True) -> dict[str,
     return wire | {"annotations": {"title": title, **hints}}
 
 
+def wire_bytes(text: str) -> int:
+    """The bytes `text` takes inside a JSON string as sent (UTF-8, escapes counted): a toolset
+    described in Japanese takes three bytes a character, a quote two."""
+    return len(json.dumps(text, ensure_ascii=False).encode()) - 2
+
+
 def one_line(text: str, limit: int = 200) -> str:
     """The first line of `text`, cut at a word before `limit` characters."""
     line = (text or "").strip().split("\n", 1)[0].strip()
@@ -206,15 +212,15 @@ class Catalog:
         )
         if not counts:
             return head
-        parts, size = [], len(head)
+        parts, size = [], wire_bytes(head)
         ordered = sorted(counts.items(), key=lambda item: -item[1])
         for name, count in ordered:
             words = one_line(str(self.toolsets[name].get("description") or ""), 60)
             part = f"{name} ({count}{': ' + words if words else ''})"
-            if size + len(part) > OVERVIEW_CHARS:
+            if size + wire_bytes(part) > OVERVIEW_BYTES:
                 break
             parts.append(part)
-            size += len(part) + 2
+            size += wire_bytes(part) + 2
         rest = len(ordered) - len(parts)
         more = f"; and {rest} smaller toolsets" if rest else ""
         return (

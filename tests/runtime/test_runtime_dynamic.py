@@ -104,6 +104,24 @@ async def test_the_meta_tools_as_listed(make: Make) -> None:
     assert "(2)" in read_only[0]["description"] and "Read-only" in read_only[0]["description"]
 
 
+def test_the_toolsets_overview_is_measured_in_the_bytes_sent(tmp_path: Path) -> None:
+    """Toolsets described in Japanese (3 UTF-8 bytes a character) and with quotes (escaped in JSON):
+    the overview stops at 3,000 bytes, not characters, so the list stays within issue 15's 8,000."""
+    made = tool_data(*(tool(f"op{number}", "GET", f"/t{number}") for number in range(200)))
+    described = "ペットに関するすべての操作を一覧表示し、作成し、更新し、削除します" + '"' * 10
+    toolset = {"count": 1, "default": True, "description": described}
+    made["toolsets"] = {f"set{number}": toolset for number in range(200)}
+    for number in range(200):
+        made["routes"][f"op{number}"]["toolset"] = f"set{number}"
+    environment = {"T_BASE_URL": "http://127.0.0.1:9", "T_MODE": "dynamic"}
+    settings = runtime.Settings.from_env(environment, prefix="T")
+    listed = runtime.ToolRuntime(made, settings, None, tmp_path).list_tools_result()["tools"]
+    overview = listed[0]["description"].split("only it): ", 1)[1]
+    sent = len(json.dumps(overview, ensure_ascii=False).encode()) - 2
+    assert 2_500 < sent <= 3_000 and overview.endswith(" smaller toolsets.")
+    assert len(json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False).encode()) <= 8_000
+
+
 async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Make) -> None:
     tools = make(T_MODE="dynamic")
     described = await call(tools, "describe_tools", {"names": ["listPets", "getStore", "listPets"]})
