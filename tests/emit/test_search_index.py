@@ -127,6 +127,12 @@ def index(tracker: Generation, tmp_path_factory: pytest.TempPathFactory) -> Any:
         ("dns-records-for-a-zone", ["dns", "records", "for", "a", "zone"]),
         ("/zones/{zone_id}/dns_records", ["zones", "zone", "id", "dns", "records"]),
         ("Crème brûlée, 2 ways", ["crème", "brûlée", "2", "ways"]),
+        # CJK, written without spaces: overlapping character pairs; other text in the run as usual
+        ("タグの削除", ["タグ", "グの", "の削", "削除"]),
+        ("删除用户ID", ["删除", "除用", "用户", "id"]),
+        ("getユーザー一覧", ["get", "ユー", "ーザ", "ザー", "ー一", "一覧"]),
+        ("사용자 목록", ["사용", "용자", "목록"]),
+        ("削", ["削"]),
     ],
 )
 def test_words_split_identifiers_paths_and_text(text: str, expected: list[str]) -> None:
@@ -142,6 +148,7 @@ def test_analyze_drops_stop_words_and_one_letter_words_and_stems() -> None:
         "v2",
     ]
     assert search.analyze("the of a I") == []
+    assert search.analyze("削 a") == ["削"]  # a CJK character alone is a word
 
 
 def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:

@@ -56,6 +56,24 @@ def test_argument_descriptions_weigh_more_than_result_properties(tmp_path: Path)
     assert loaded.search("dog", limit=5) == (["listPets"], 1)
 
 
+def test_a_japanese_query_finds_a_japanese_title(tmp_path: Path) -> None:
+    """A query in Japanese matches titles that word it differently (CJK pairs, as Lucene's CJK
+    analyzer): "delete a script tag" with を where the title has の."""
+    documents = [
+        (name, "script", {"name": name, "title": title})
+        for name, title in [
+            ("getScriptTags", "スクリプトタグの取得"),
+            ("createScriptTag", "スクリプトタグの作成"),
+            ("deleteScriptTag", "スクリプトタグの削除"),
+            ("deleteInstallation", "アプリストアアプリのアンインストール"),
+        ]
+    ]
+    loaded = search.SearchIndex.load(write_index(tmp_path, documents))
+    # the three script-tag tools share pairs with the query; the uninstallation shares none
+    assert loaded.search("スクリプトタグを削除したい", limit=1) == (["deleteScriptTag"], 3)
+    assert loaded.search("アンインストール", limit=5) == (["deleteInstallation"], 1)
+
+
 def test_the_limit_cuts_the_names_but_not_the_total(index: Any) -> None:
     assert index.search("pet", limit=2) == (["deletePet", "createPet"], 4)
     assert index.search("pet", limit=0) == ([], 4)

@@ -62,6 +62,11 @@ NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much mo
 _WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
 _WORD = re.compile(r"[^\W_]+")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+# Han (with its extension A and compatibility ideographs), hiragana, katakana (with the prolonged
+# sound mark), Hangul syllables
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = re.compile(f"[{_CJK_CHARS}]")
+_CJK_OR_NOT = re.compile(f"[{_CJK_CHARS}]+|[^{_CJK_CHARS}]+")
 
 
 @cache
@@ -82,23 +87,43 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
-    `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only)."""
+    `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only). Chinese, Japanese
+    and Korean, written without spaces, give their overlapping character pairs (Lucene's CJK
+    bigrams): `スクリプトタグの削除` and `スクリプトタグを削除` share all pairs but two."""
     return [part for run in _WORD.findall(text) for part in _parts(run)]
 
 
 @lru_cache(maxsize=_WORDS_CACHED)
 def _parts(run: str) -> tuple[str, ...]:
-    return tuple(part.lower() for part in (_PART.findall(run) if run.isascii() else (run,)))
+    if run.isascii():
+        return tuple(part.lower() for part in _PART.findall(run))
+    if not _CJK.search(run):
+        return (run.lower(),)
+    return tuple(
+        part
+        for piece in _CJK_OR_NOT.findall(run)
+        for part in (_cjk_pairs(piece) if _CJK.match(piece) else _parts(piece))
+    )
+
+
+def _cjk_pairs(piece: str) -> tuple[str, ...]:
+    """A run of CJK characters as its overlapping pairs (a single character stays whole)."""
+    return tuple(piece[start : start + 2] for start in range(max(len(piece) - 1, 1)))
 
 
 def analyze(text: str) -> list[str]:
-    """The terms of `text`: its words less stop words and one-letter words, stemmed."""
+    """The terms of `text`: its words less stop words and one-letter words (a CJK character is a
+    word), stemmed."""
     return [term for run in _WORD.findall(text) for term in _run_terms(run)]
 
 
 @lru_cache(maxsize=_WORDS_CACHED)
 def _run_terms(run: str) -> tuple[str, ...]:
-    return tuple(_stem(word) for word in _parts(run) if len(word) > 1 and word not in STOP_WORDS)
+    return tuple(
+        _stem(word)
+        for word in _parts(run)
+        if (len(word) > 1 or _CJK.match(word)) and word not in STOP_WORDS
+    )
 
 
 @cache
