@@ -10,6 +10,7 @@ Format: docs/search-index.md.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import os
@@ -319,16 +320,18 @@ class SearchIndex:
         allowed = (
             names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
         )
-        wanted = sorted(
+        matching = [
             (-score, tool.name, number)
             for number, score in scores.items()
             if (tool := self._tools[number])
             and (allowed is None or tool.name in allowed)
             and (toolset is None or tool.toolset == toolset)
-        )
+        ]
+        # only the best are ordered: a query matching 10,000 tools sorts 50 of them, not all
+        wanted = heapq.nsmallest(max(RERANK, limit), matching)
         best = self._rerank(wanted[:RERANK], {term for variants in terms for term in variants})
         names_found = [name for _, name, _ in best + wanted[RERANK:]]
-        return names_found[: max(limit, 0)], len(wanted)
+        return names_found[: max(limit, 0)], len(matching)
 
     def _rerank(
         self, ranked: list[tuple[float, str, int]], query_terms: set[str]
