@@ -185,7 +185,10 @@ def test_each_http_request_narrows_by_header_and_url_never_wider(
     }
     assert refused.status_code == 400  # deletePet is excluded by the server: a header cannot add it
     message = refused.json()["error"]["message"]
-    assert message.startswith("unknown tool(s) in header X-MCP-Tools: deletePet. Valid tools: listPets,")
+    assert message.startswith(
+        "unknown tool(s) in header X-MCP-Tools: deletePet (did you mean createPet, replacePet?)."
+        " Valid tools: listPets,"
+    )
 
 
 @asynccontextmanager

@@ -130,12 +130,17 @@ async def test_a_tool_left_out_is_neither_listed_nor_callable(make_runtime: Make
     [
         (
             {"T_TOOLSETS": "pets,nope,users,zilch"},
-            "unknown toolset(s) in T_TOOLSETS: nope, zilch. Valid toolsets: all, default, pets, store, users",
+            "unknown toolset(s) in T_TOOLSETS: nope; zilch. Valid toolsets: all, default, pets, store, users",
+        ),
+        (  # a typo names its fix
+            {"T_TOOLSETS": "pet"},
+            "unknown toolset(s) in T_TOOLSETS: pet (did you mean pets?). Valid toolsets: all, default, pets,"
+            " store, users",
         ),
         (
             {"T_TOOLS": "listPets,getPet"},
-            "unknown tool(s) in T_TOOLS: getPet. Valid tools: listPets, createPet, getStore, placeOrder,"
-            " getUser, deleteUser, peek, poke",
+            "unknown tool(s) in T_TOOLS: getPet (did you mean createPet, getUser?). Valid tools: listPets,"
+            " createPet, getStore, placeOrder, getUser, deleteUser, peek, poke",
         ),
         (
             {"T_EXCLUDE_TOOLS": "peek,boom"},
@@ -154,6 +159,14 @@ async def test_an_unknown_name_stops_the_start(make_runtime: Make, env: dict[str
 async def test_a_long_list_of_valid_names_is_cut_after_twenty(make_runtime: Make) -> None:
     data = tool_data(*(tool(f"get{i:02}", "GET", f"/r{i}") for i in range(25)))
     with pytest.raises(runtime.ConfigError) as raised:
-        make_runtime(data, env={"T_TOOLS": "get99"})
+        make_runtime(data, env={"T_TOOLS": "nothing-like-them"})
     shown = ", ".join(f"get{i:02}" for i in range(20))
-    assert str(raised.value) == f"unknown tool(s) in T_TOOLS: get99. Valid tools: {shown} (and 5 more)"
+    assert str(raised.value) == (
+        f"unknown tool(s) in T_TOOLS: nothing-like-them. Valid tools: {shown}"
+        " (and 5 more: the package README's Tools section lists them all)"
+    )
+    with pytest.raises(runtime.ConfigError) as raised:
+        make_runtime(data, env={"T_TOOLS": "get24,get42"})  # the closest of all, not of the twenty shown
+    assert str(raised.value).startswith(
+        "unknown tool(s) in T_TOOLS: get42 (did you mean get24, get23, get22?). Valid tools: get00,"
+    )

@@ -5,6 +5,7 @@ chooses what it offers; an HTTP request may narrow that further, never widen it:
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections import OrderedDict
@@ -86,13 +87,23 @@ def read_scope_only(scope: Mapping[str, Any], auth: Any) -> bool:
 def _check(narrowing: Narrowing, key: str, given: tuple[str, ...], valid: list[str]) -> None:
     if unknown := [name for name in given if name not in valid]:
         where = narrowing.where.get(key, key)
-        shown = ", ".join(valid[:20]) + (
-            f" (and {len(valid) - 20} more)" if len(valid) > 20 else ""
-        )
         what = "toolset" if key == "toolsets" else "tool"
-        raise ConfigError(
-            f"unknown {what}(s) in {where}: {', '.join(unknown)}. Valid {what}s: {shown}"
+        section = "Toolsets" if key == "toolsets" else "Tools"
+        shown = ", ".join(valid[:20]) + (
+            f" (and {len(valid) - 20} more: the package README's {section} section lists them all)"
+            if len(valid) > 20
+            else ""
         )
+        named = "; ".join(with_closest(name, valid) for name in unknown)
+        raise ConfigError(f"unknown {what}(s) in {where}: {named}. Valid {what}s: {shown}")
+
+
+def with_closest(name: str, valid: Collection[str], *, quoted: bool = False) -> str:
+    """`name` (cut at 100 characters; as a Python literal when `quoted`), with the valid names
+    closest to it: a typo names its fix."""
+    close = difflib.get_close_matches(name, valid, n=3, cutoff=0.6)
+    shown = repr(name[:100]) if quoted else name[:100]
+    return shown + (f" (did you mean {', '.join(close)}?)" if close else "")
 
 
 def from_headers(headers: Mapping[str, str]) -> Narrowing | None:

@@ -5,7 +5,6 @@ defines every meta-tool and answers the ones that only read."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Collection, Mapping, Sequence
@@ -17,11 +16,11 @@ import mcp.types as types
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import search  # type: ignore[import-not-found,unused-ignore]
-    from views import View  # type: ignore[import-not-found,unused-ignore]
+    from views import View, with_closest  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import responses as res
     from . import search
-    from .views import View
+    from .views import View, with_closest
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tools", "call_tool"
 LIST_TOOLSETS, ENABLE_TOOLSETS = "list_toolsets", "enable_toolsets"
@@ -274,10 +273,7 @@ class Catalog:
 
 def unknown_tools(names: Sequence[str], offered: Collection[str]) -> str:
     """Names that are not offered, each with the closest offered names."""
-    parts = []
-    for name in names[:20]:
-        close = difflib.get_close_matches(name, offered, n=3, cutoff=0.6)
-        parts.append(f"{name[:100]!r}" + (f" (did you mean {', '.join(close)}?)" if close else ""))
+    parts = [with_closest(name, offered, quoted=True) for name in names[:20]]
     return f"Unknown tool(s): {'; '.join(parts)}. Find tools with search_tools."
 
 
