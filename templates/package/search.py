@@ -153,13 +153,14 @@ def action_terms() -> frozenset[str]:
 @cache
 def _phrases() -> re.Pattern[str]:
     longest_first = sorted(PHRASES, key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(re.escape(phrase) for phrase in longest_first) + r")\b")
+    spaced = (r"\s+".join(map(re.escape, phrase.split())) for phrase in longest_first)
+    return re.compile(r"\b(?:" + "|".join(spaced) + r")\b", re.IGNORECASE)
 
 
 def rephrase(query: str) -> str:
-    """The query with its phrases (PHRASES: "how many", "turn off", "sign up"...) read as the words
-    they mean."""
-    return _phrases().sub(lambda match: PHRASES[match.group()], query.lower())
+    """The query with its phrases (PHRASES: "how many", "Turn  off", "sign up"...) read as the words
+    they mean; the rest as typed: its case splits identifiers (`confirmCarbonOffset`)."""
+    return _phrases().sub(lambda match: PHRASES[" ".join(match.group().lower().split())], query)
 
 
 def expand(query: str) -> list[dict[str, float]]:

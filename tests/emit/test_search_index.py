@@ -164,6 +164,8 @@ def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:
         ("Turn off alerts, then turn on", "disable alerts, then enable"),
         ("who am I logged in as", "me current user current as"),
         ("lookup turnover", "lookup turnover"),  # whole words only
+        ("Turn  OFF the alerts", "disable the alerts"),  # any case, any spaces
+        ("deletePet when Logged In", "deletePet when current"),  # the rest as typed: camelCase splits
     ],
 )
 def test_phrases_are_read_as_the_words_they_mean(query: str, expected: str) -> None:

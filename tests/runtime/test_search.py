@@ -40,6 +40,12 @@ def test_a_query_finds_the_tools_best_first_with_the_total(index: Any) -> None:
     assert index.search("remove a pet", limit=1) == (["deletePet"], 4)
 
 
+def test_an_identifier_in_the_query_is_split_as_in_the_index(index: Any) -> None:
+    # an agent that knows or guesses the operation's name searches for it: its words, not one
+    assert index.search("deletePet", limit=1) == (["deletePet"], 4)
+    assert index.search("GetInventory", limit=1) == (["getInventory"], 1)
+
+
 def test_a_phrase_is_read_as_the_words_it_means(index: Any) -> None:
     # "get rid of": delete (search_words.PHRASES); without the phrase, "get" would rank the reads
     assert index.search("get rid of a pet", limit=1) == (["deletePet"], 4)
