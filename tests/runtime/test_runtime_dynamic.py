@@ -16,6 +16,7 @@ import pytest
 from .conftest import Upstream, call, runtime, template_module, tool, tool_data
 
 views = template_module("views")
+search = template_module("search")
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 META = ["search_tools", "describe_tools", "call_tool"]
 LIMIT = {"arg": "limit", "name": "limit", "in": "query", "required": False, "style": "form", "explode": True}
@@ -120,6 +121,20 @@ def test_the_toolsets_overview_is_measured_in_the_bytes_sent(tmp_path: Path) -> 
     sent = len(json.dumps(overview, ensure_ascii=False).encode()) - 2
     assert 2_500 < sent <= 3_000 and overview.endswith(" smaller toolsets.")
     assert len(json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False).encode()) <= 8_000
+
+
+async def test_search_tools_by_toolset_and_by_name(make: Make, tmp_path: Path) -> None:
+    documents = [(name, toolset, {"name": name, "path": f"/{name}"}) for name, _, toolset in TOOLS]
+    index = search.index_text(search.build_index(documents))
+    (tmp_path / "search_index.json").write_text(index, encoding="utf-8")
+    tools = make(T_MODE="dynamic")
+    found = await call(tools, "search_tools", {"query": "createPet"})  # a name splits into its words
+    assert [tool["name"] for tool in found.structured_content["tools"]][:1] == ["createPet"]
+    only = await call(tools, "search_tools", {"query": "get", "toolset": "store"})
+    assert [tool["name"] for tool in only.structured_content["tools"]] == ["getStore"]
+    typo = await call(tools, "search_tools", {"query": "pets", "toolset": "pet"})
+    assert typo.is_error
+    assert typo.content[0].text == "Unknown toolset 'pet' (did you mean pets?); toolsets: pets, store"
 
 
 async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Make) -> None:
@@ -264,6 +279,10 @@ async def test_enable_toolsets_needs_a_session(make: Make) -> None:
     assert refused.is_error and refused.content[0].text.startswith("This connection has no session")
     enabled = await call(tools, "enable_toolsets", {"toolsets": ["pets", "nope"]})
     assert enabled.is_error and enabled.content[0].text == "Unknown toolset(s): nope. Toolsets: pets, store"
+    typo = await call(tools, "enable_toolsets", {"toolsets": ["pet", "stores"]})
+    assert typo.content[0].text == (
+        "Unknown toolset(s): pet (did you mean pets?); stores (did you mean store?). Toolsets: pets, store"
+    )
 
 
 async def test_dynamic_toolsets_check_the_toolsets_named_at_start_up(make: Make) -> None:

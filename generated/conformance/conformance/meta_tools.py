@@ -230,7 +230,8 @@ class Catalog:
         toolset = arguments.get("toolset")
         if toolset is not None and toolset not in (sets := self.toolsets_in(view.names)):
             return res.error_result(
-                f"Unknown toolset {str(toolset)[:100]!r}; toolsets: {', '.join(sets)}"
+                f"Unknown toolset {with_closest(str(toolset), sets, quoted=True)}; toolsets:"
+                f" {', '.join(sets)}"
             )
         limit = int(arguments.get("limit", 10))
         names, total = self.index.search(

@@ -266,10 +266,8 @@ class ToolRuntime:
             )
         offered = self.catalog.toolsets_in(view.names)
         if unknown := [name for name in names if name not in offered]:
-            valid = ", ".join(offered)
-            return res.error_result(
-                f"Unknown toolset(s): {', '.join(unknown)[:300]}. Toolsets: {valid}"
-            )
+            named = "; ".join(views.with_closest(name, offered) for name in unknown[:20])
+            return res.error_result(f"Unknown toolset(s): {named}. Toolsets: {', '.join(offered)}")
         before = self._enabled_for(ctx, view)
         after = before | frozenset(names)
         self._enabled[session] = after
