@@ -11,12 +11,17 @@ four more specs, written and committed before any search ran on them: the untouc
 is generated in memory by the real pipeline; its `search_index.json` is loaded by the generated
 package's own `search.py` (`SearchIndex`), as the server does.
 
-`python -m benchmarks.search_eval [--corpus DIR] [--repeats N] [--misses]` prints a table per set.
+Known items: each tool of every set's specs searched for by its own name (as an agent that knows or
+guesses an operationId) and by its title: how often it comes first, and within five.
+
+`python -m benchmarks.search_eval [--corpus DIR] [--repeats N] [--misses]` prints a table per set,
+then the known items' table.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -85,6 +90,7 @@ class GeneratedSpec:
     names: tuple[str, ...]  # every generated tool, in order
     index_bytes: int
     summaries: int  # operations of the spec that have a summary
+    titles: tuple[str, ...] = ()  # each tool's title, in the order of `names`
 
 
 def generate_spec(spec_tasks: SpecTasks, corpus: Path, directory: Path) -> GeneratedSpec:
@@ -95,7 +101,10 @@ def generate_spec(spec_tasks: SpecTasks, corpus: Path, directory: Path) -> Gener
     path.write_text(text, encoding="utf-8")
     index = runtime_search(templates_dir() / "package").SearchIndex.load(path)
     names = tuple(tool.name for tool in generation.model.tools)
-    return GeneratedSpec(spec_tasks, index, names, len(text.encode()), summaries(generation.document))
+    titles = tuple(tool.title for tool in generation.model.tools)
+    return GeneratedSpec(
+        spec_tasks, index, names, len(text.encode()), summaries(generation.document), titles
+    )
 
 
 def summaries(document: dict[str, Any]) -> int:
@@ -137,6 +146,62 @@ def evaluate(spec: GeneratedSpec) -> SpecResult:
     )
 
 
+@dataclass(frozen=True)
+class KnownItems:
+    """Each tool searched for by its own name (as an agent that knows or guesses an operationId) and
+    by its title when it has one of its own: how often the tool comes first, and within the first five."""
+
+    name: str
+    names: int
+    by_name_at_1: int
+    by_name_at_5: int
+    titles: int
+    by_title_at_1: int
+    by_title_at_5: int
+
+
+def known_items(spec: GeneratedSpec, every: int = 1) -> KnownItems:
+    """`every`: only every n-th tool (in tool order) is searched for."""
+    by_name, by_title = [0, 0], [0, 0]
+    names = titles = 0
+    for name, title in list(zip(spec.names, spec.titles, strict=True))[::every]:
+        names += 1
+        _tally(spec.index, name, name, by_name)
+        if title and title != name:
+            titles += 1
+            _tally(spec.index, title, name, by_title)
+    return KnownItems(spec.tasks.name, names, by_name[0], by_name[1], titles, by_title[0], by_title[1])
+
+
+def _tally(index: Any, query: str, name: str, hits: list[int]) -> None:
+    """hits[0] += whether `name` comes first for `query`; hits[1] += whether within five."""
+    page, _ = index.search(query, limit=DEPTH)
+    hits[0] += page[:1] == [name]
+    hits[1] += name in page
+
+
+def known_items_table(rows: Sequence[KnownItems]) -> str:
+    lines = [
+        "| spec | tools | by name @1 | by name @5 | with a title | by title @1 | by title @5 |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in [*rows, _total(rows)]:
+        lines.append(
+            f"| {r.name} | {r.names} | {_share(r.by_name_at_1, r.names)} | {_share(r.by_name_at_5, r.names)}"
+            f" | {r.titles} | {_share(r.by_title_at_1, r.titles)} | {_share(r.by_title_at_5, r.titles)} |"
+        )
+    return "\n".join(lines)
+
+
+def _total(rows: Sequence[KnownItems]) -> KnownItems:
+    counts = [field.name for field in dataclasses.fields(KnownItems) if field.name != "name"]
+    return KnownItems("**all**", **{count: sum(getattr(row, count) for row in rows) for count in counts})
+
+
+def _share(count: int, of: int) -> str:
+    return f"{count / of:.1%}" if of else "-"
+
+
 def median_search_ms(index: Any, queries: Sequence[str], repeats: int) -> float:
     """Median wall time of one `search` call (limit 10), over every query `repeats` times."""
     times = []
@@ -148,14 +213,21 @@ def median_search_ms(index: Any, queries: Sequence[str], repeats: int) -> float:
     return statistics.median(times) * 1000
 
 
-def run(corpus: Path = CORPUS, repeats: int = 20) -> tuple[dict[str, list[SpecResult]], float, str]:
-    """Every spec's result by set (the keys of SETS), the median search time on the dev set's largest
-    spec (ms) and that spec's name."""
+@dataclass(frozen=True)
+class Run:
+    by_set: dict[str, list[SpecResult]]  # by set (the keys of SETS)
+    known: list[KnownItems]  # every spec of every set
+    median_ms: float  # one search on the dev set's largest spec
+    largest: str  # that spec's name
+
+
+def run(corpus: Path = CORPUS, repeats: int = 20) -> Run:
     generated = {name: generate_all(corpus, directory) for name, directory in SETS.items()}
     largest = max(generated["dev"], key=lambda spec: len(spec.names))
     queries = [task.query for task in largest.tasks.tasks]
-    return (
+    return Run(
         {name: [evaluate(spec) for spec in specs] for name, specs in generated.items()},
+        [known_items(spec) for specs in generated.values() for spec in specs],
         median_search_ms(largest.index, queries, repeats),
         largest.tasks.name,
     )
@@ -185,12 +257,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=20, help="times each query is timed")
     parser.add_argument("--misses", action="store_true", help="also print the tasks missed at 5")
     args = parser.parse_args(argv)
-    by_set, median_ms, largest = run(args.corpus, args.repeats)
-    for name, results in by_set.items():
+    done = run(args.corpus, args.repeats)
+    for name, results in done.by_set.items():
         print(f"{name}:\n{table(results)}\n")
-    print(f"search median on {largest}: {median_ms:.2f} ms")
+    print(f"each tool searched for by its name and by its title:\n{known_items_table(done.known)}\n")
+    print(f"search median on {done.largest}: {done.median_ms:.2f} ms")
     if args.misses:  # the dev set's only: the held-out sets' misses are not for tuning
-        for result in by_set["dev"]:
+        for result in done.by_set["dev"]:
             for query, top in result.misses:
                 print(f"{result.name}: {query!r} -> {', '.join(top)}")
     return 0

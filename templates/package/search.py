@@ -264,6 +264,7 @@ class SearchIndex:
         self._tools = tools
         self._postings = postings
         self._name_terms: dict[int, frozenset[str]] = {}  # filled as tools reach a first page
+        self._by_name: dict[str, list[int]] | None = None  # casefolded name -> tools, on first use
 
     @classmethod
     def load(
@@ -318,6 +319,8 @@ class SearchIndex:
         order (ties by name). An empty/stopword-only query matches nothing (0)."""
         terms = expand(query)
         scores = self._scores(terms)
+        for number in self._named(query):  # an agent that knows the name gets that tool first
+            scores[number] = math.inf
         allowed = (
             names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
         )
@@ -333,6 +336,14 @@ class SearchIndex:
         best = self._rerank(wanted[:RERANK], {term for variants in terms for term in variants})
         names_found = [name for _, name, _ in best + wanted[RERANK:]]
         return names_found[: max(limit, 0)], len(matching)
+
+    def _named(self, query: str) -> list[int]:
+        """The tools whose name is the whole query, in any case (`getcustomers`: GetCustomers)."""
+        if self._by_name is None:
+            self._by_name = defaultdict(list)
+            for number, tool in enumerate(self._tools):
+                self._by_name[tool.name.casefold()].append(number)
+        return self._by_name.get(query.strip().casefold(), [])
 
     def _rerank(
         self, ranked: list[tuple[float, str, int]], query_terms: set[str]

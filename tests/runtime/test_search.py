@@ -46,6 +46,24 @@ def test_an_identifier_in_the_query_is_split_as_in_the_index(index: Any) -> None
     assert index.search("GetInventory", limit=1) == (["getInventory"], 1)
 
 
+def test_a_query_that_is_a_tools_name_finds_that_tool_first(tmp_path: Path) -> None:
+    one = "Get one of your customers: the customer's details"
+    documents = [
+        ("GetCustomersCustomer", "customers", {"name": "GetCustomersCustomer", "description": one}),
+        ("GetCustomers", "customers", {"name": "GetCustomers", "path": "/customers"}),
+        ("PostCustomers", "customers", {"name": "PostCustomers", "path": "/customers"}),
+    ]
+    loaded = search.SearchIndex.load(write_index(tmp_path, documents))
+    # by its words alone GetCustomersCustomer ranks first (its description says them again)
+    assert loaded.search("get customers", limit=1) == (["GetCustomersCustomer"], 3)
+    assert loaded.search("GetCustomers", limit=2) == (["GetCustomers", "GetCustomersCustomer"], 3)
+    # in any case, even where the words cannot be split: one word the index does not have
+    assert loaded.search(" getcustomers ", limit=5) == (["GetCustomers"], 1)
+    # and only where the tool may be offered
+    assert loaded.search("getcustomers", limit=5, names={"PostCustomers"}) == ([], 0)
+    assert loaded.search("getcustomers", limit=5, toolset="other") == ([], 0)
+
+
 def test_a_phrase_is_read_as_the_words_it_means(index: Any) -> None:
     # "get rid of": delete (search_words.PHRASES); without the phrase, "get" would rank the reads
     assert index.search("get rid of a pet", limit=1) == (["deletePet"], 4)
