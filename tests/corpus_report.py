@@ -1,10 +1,12 @@
 """The corpus report (`bash scripts/corpus-report`): generate every spec of `../shared/corpus`
-in-process and print, per spec, its operations, tools, skipped operations, diagnostics by level and
-kind, generation time and tools/list size, then the totals.
+(or, with `--folder DIR`, every spec file below DIR) in-process and print, per spec, its operations,
+tools, skipped operations, diagnostics by level and kind, generation time, tools/list size in static
+and dynamic mode and (with `--search`) how often a tool is found by its title and by its name, then
+the totals.
 
 Exit status: 0 all well; 1 a spec failed with an exception (or crashed, or hung), fewer than 99% of
-the operations became tools, or an operation was skipped without an error diagnostic pointing at it;
-2 bad arguments or no corpus.
+the operations became tools, an operation was skipped without an error diagnostic pointing at it, or
+a dynamic tools/list is over 8,000 bytes; 2 bad arguments, no corpus or no spec in the folder.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from corpus_runner import DEFAULT_TIMEOUT, KINDS, SpecResult, run_corpus
-from corpus_specs import CORPUS_MISSING, corpus_present, corpus_specs
+from corpus_runner import DEFAULT_TIMEOUT, KINDS, SEARCHED, SpecResult, run_corpus
+from corpus_specs import CORPUS_MISSING, NO_MANIFEST, CorpusSpec, corpus_present, corpus_specs, folder_specs
 
 GOAL = 0.99  # of the operations must become tools
+DYNAMIC_LIST_LIMIT = 8_000  # bytes of the dynamic mode's tools/list, whatever the API (issue 15)
 LEVELS = ("error", "warning", "info")
 
 # Specs whose loaded document has more operations than the manifest counted in the file, and why.
@@ -31,7 +34,7 @@ COUNT_DIFFERENCES = {
 
 def count_note(result: SpecResult) -> str:
     """'' when the operation count is the manifest's; '*' a documented difference; '!' otherwise."""
-    if result.failure or result.operations == result.manifest_operations:
+    if result.failure or result.manifest_operations in (NO_MANIFEST, result.operations):
         return ""
     known = COUNT_DIFFERENCES.get(result.name)
     return "*" if known is not None and known[0] == result.operations else "!"
@@ -58,6 +61,10 @@ def totals(results: Sequence[SpecResult]) -> dict[str, Any]:
         "kinds": dict(sorted(kinds.items(), key=lambda pair: -sum(pair[1].values()))),
         "seconds": sum(result.seconds for result in done),
         "list_bytes": sum(result.list_bytes for result in done),
+        "dynamic_bytes": max((result.dynamic_bytes for result in done), default=0),  # the largest
+        "searched": sum(result.searched for result in done),
+        "found_by_title": sum(result.found_by_title for result in done),
+        "found_by_name": sum(result.found_by_name for result in done),
     }
 
 
@@ -72,6 +79,11 @@ def problems(results: Sequence[SpecResult]) -> list[str]:
             f"{result.name}: {operation} was skipped without an error diagnostic pointing at it"
             for operation in result.unexplained
         ]
+        if result.dynamic_bytes > DYNAMIC_LIST_LIMIT:
+            found.append(
+                f"{result.name}: the dynamic tools/list is {result.dynamic_bytes:,} bytes;"
+                f" the limit is {DYNAMIC_LIST_LIMIT:,}"
+            )
     summary = totals(results)
     if summary["tool_ratio"] < GOAL:
         found.append(
@@ -81,12 +93,15 @@ def problems(results: Sequence[SpecResult]) -> list[str]:
     return found
 
 
-HEADER = ("spec", "version", "ops", "tools", "skip", "error", "warn", "info", "gen s", "list bytes")
+HEADER = (
+    "spec", "version", "ops", "tools", "skip", "error", "warn", "info", "gen s", "list bytes", "dyn bytes",
+    "found",
+)  # fmt: skip
 
 
 def row(result: SpecResult) -> tuple[str, ...]:
     if result.failure is not None:
-        return (result.name, result.version, "FAILED", *[""] * 7)
+        return (result.name, result.version, "FAILED", *[""] * (len(HEADER) - 3))
     kinds = ", ".join(f"{kind} {count}" for kind, count in result.kinds().items())
     return (
         result.name,
@@ -97,8 +112,15 @@ def row(result: SpecResult) -> tuple[str, ...]:
         *(str(result.count("level", level)) for level in LEVELS),
         f"{result.seconds:.2f}",
         f"{result.list_bytes:,}",
+        f"{result.dynamic_bytes:,}",
+        found(result.searched, result.found_by_title, result.found_by_name),
         kinds,
     )
+
+
+def found(searched: int, by_title: int, by_name: int) -> str:
+    """`by title @5 / by name @1` as shares of the tools searched for; '-' when none was (no --search)."""
+    return f"{by_title / searched:.0%} / {by_name / searched:.0%}" if searched else "-"
 
 
 def table(results: Sequence[SpecResult]) -> str:
@@ -112,6 +134,8 @@ def table(results: Sequence[SpecResult]) -> str:
         *(str(summary["levels"][level]) for level in LEVELS),
         f"{summary['seconds']:.2f}",
         f"{summary['list_bytes']:,}",
+        f"max {summary['dynamic_bytes']:,}",
+        found(summary["searched"], summary["found_by_title"], summary["found_by_name"]),
         f"{summary['tool_ratio']:.2%} of the operations are tools",
     )
     rows = [(*HEADER, "diagnostics by kind"), *(row(result) for result in results), total]
@@ -132,6 +156,9 @@ def legend(results: Sequence[SpecResult]) -> list[str]:
     """The notes under the table: count differences and the per-kind totals."""
     lines = ["", "ops: every method of every path item of the loaded document (after $ref bundling and"]
     lines.append("Swagger 2.0 conversion); * differs from the manifest for a documented reason, ! does not.")
+    lines.append(f"dyn bytes: the dynamic mode's tools/list (at most {DYNAMIC_LIST_LIMIT:,}).")
+    lines.append(f"found (--search): of up to {SEARCHED} tools a spec, the share found within five by its")
+    lines.append("title / found first by its name.")
     for result in results:
         if note := count_note(result):
             reason = COUNT_DIFFERENCES.get(result.name, (0, "UNDOCUMENTED"))[1]
@@ -168,30 +195,48 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=1, help="generate N times, report the median")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per generation")
     parser.add_argument("--diagnostics", action="store_true", help="print every diagnostic per spec")
+    parser.add_argument(
+        "--folder", type=Path, metavar="DIR", help="every spec file below DIR instead of the corpus"
+    )
+    parser.add_argument("--search", action="store_true", help="search tools by title and by name")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.repeat < 1 or args.timeout <= 0:
         parser.error("--jobs and --repeat must be at least 1, --timeout positive")
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_args(argv)
-    if not corpus_present():
-        print(f"corpus-report: {CORPUS_MISSING}", file=sys.stderr)
-        return 2
-    specs = corpus_specs()
+def chosen_specs(args: argparse.Namespace) -> list[CorpusSpec] | str:
+    """The specs to report on, or why there are none (exit 2)."""
+    if args.folder is not None:
+        specs = folder_specs(args.folder) if args.folder.is_dir() else []
+        if not specs:
+            return f"no spec file (.json, .yaml, .yml) below {args.folder}"
+    elif corpus_present():
+        specs = corpus_specs()
+    else:
+        return CORPUS_MISSING
     if args.only:
         unknown = sorted(set(args.only) - {spec.name for spec in specs})
         if unknown:
-            print(f"corpus-report: no such spec in the corpus: {', '.join(unknown)}", file=sys.stderr)
-            return 2
+            return f"no such spec: {', '.join(unknown)}"
         specs = [spec for spec in specs if spec.name in args.only]
+    return specs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    specs = chosen_specs(args)
+    if isinstance(specs, str):
+        print(f"corpus-report: {specs}", file=sys.stderr)
+        return 2
 
     def progress(result: SpecResult) -> None:
         state = "FAILED" if result.failure else f"{result.tools} tools, {result.seconds:.2f} s"
         print(f"  {result.name}: {state}", file=sys.stderr, flush=True)
 
-    results = run_corpus(specs, jobs=args.jobs, repeat=args.repeat, timeout=args.timeout, progress=progress)
+    results = run_corpus(
+        specs, jobs=args.jobs, repeat=args.repeat, timeout=args.timeout, progress=progress, search=args.search
+    )
     found = problems(results)
     print("\n".join([table(results), *legend(results), *details(results, args.diagnostics)]))
     if args.json:

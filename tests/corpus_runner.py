@@ -38,12 +38,14 @@ from corpus_specs import CorpusSpec
 
 from openapi2mcp import pipeline
 from openapi2mcp.diagnostics import SpecError, pointer_join
-from openapi2mcp.emit.render import TOOL_DATA_FILE
+from openapi2mcp.emit.render import TOOL_DATA_FILE, templates_dir
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import METHOD_ORDER, GeneratorOptions
 from openapi2mcp.tools.naming import env_token
 
+SEARCHED = 200  # tools searched for by title and by name, at most, per spec (`search`)
 DEFAULT_TIMEOUT = 180.0  # seconds for one spec (times --repeat); the largest takes ~8 s on 2 busy cores
 HARD_GRACE = 30.0  # seconds after the timeout before a worker stuck in C code is ended
 
@@ -115,6 +117,10 @@ class SpecResult:
     diagnostics: list[dict[str, str]] = field(default_factory=list)  # level, kind, pointer, message
     seconds: float = 0.0  # median generation time
     list_bytes: int = 0  # the tools/list result as the server sends it
+    dynamic_bytes: int = 0  # ... in dynamic mode (search_tools, describe_tools, call_tool)
+    searched: int = 0  # tools searched for by their title (`search`: up to SEARCHED, evenly spread)
+    found_by_title: int = 0  # ... and found within the first five
+    found_by_name: int = 0  # ... searched for by their name instead, and found first
     failure: str | None = None
 
     def count(self, key: str, value: str) -> int:
@@ -197,19 +203,26 @@ def deadline(seconds: float, crash_file: Path | None) -> Iterator[None]:
 
 
 def analyse(
-    spec: CorpusSpec, repeat: int = 1, timeout: float = DEFAULT_TIMEOUT, crash_file: Path | None = None
+    spec: CorpusSpec,
+    repeat: int = 1,
+    timeout: float = DEFAULT_TIMEOUT,
+    crash_file: Path | None = None,
+    search: bool = False,
 ) -> SpecResult:
-    """Generate one spec `repeat` times (in this process) and measure the result; never raises."""
+    """Generate one spec `repeat` times (in this process) and measure the result (with `search`,
+    also search its tools by title and by name); never raises."""
     result = SpecResult(spec.name, spec.oas_version, spec.operations)
     try:
         with deadline(timeout * repeat, crash_file):
-            _measure(spec, repeat, result)
+            generation = _measure(spec, repeat, result)
+            if search:
+                _search_known_items(generation, result)
     except Exception:  # the spec's failure, reported with its traceback
         result.failure = traceback.format_exc()
     return result
 
 
-def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> None:
+def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> pipeline.Generation:
     options = GeneratorOptions(dist_name=spec.name, env_prefix=env_token(spec.name))
     times = []
     for _ in range(repeat):
@@ -232,7 +245,36 @@ def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> None:
         for level, pointer, message in diagnostics
     ]
     result.seconds = statistics.median(times)
-    result.list_bytes = tools_list_bytes(generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"])
+    tool_data = generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"]
+    result.list_bytes = tools_list_bytes(tool_data)
+    result.dynamic_bytes = tools_list_bytes(json.dumps({"tools": dynamic_tools(json.loads(tool_data))}))
+    return generation
+
+
+def dynamic_tools(tool_data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The dynamic mode's tools/list (every tool offered), as the package's own meta_tools.py makes it."""
+    meta_tools = runtime_module(templates_dir() / "package", "meta_tools")
+    views = runtime_module(templates_dir() / "package", "views")
+    tools = {tool["name"]: tool for tool in tool_data["tools"]}
+    toolset_of = {name: route.get("toolset") for name, route in tool_data["routes"].items()}
+    catalog = meta_tools.Catalog(tools, toolset_of, tool_data.get("toolsets") or {}, folder=".")
+    listed: list[dict[str, Any]] = catalog.dynamic_tools(views.View(frozenset(tools), False, True))
+    return listed
+
+
+def _search_known_items(generation: pipeline.Generation, result: SpecResult) -> None:
+    """Search up to SEARCHED tools, evenly spread, by their title (found: within the first five) and
+    by their name (found: first), in the generated search index, as the server reads it."""
+    search = runtime_module(templates_dir() / "package", "search")
+    text = next(text for path, text in generation.files.items() if path.endswith(f"/{SEARCH_INDEX_FILE}"))
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / SEARCH_INDEX_FILE).write_text(text, "utf-8")
+        index = search.SearchIndex.load(Path(folder) / SEARCH_INDEX_FILE)
+    tools = generation.model.tools
+    for tool in tools[:: max(1, -(-len(tools) // SEARCHED))]:
+        result.searched += 1
+        result.found_by_title += tool.name in index.search(tool.title, limit=5)[0]
+        result.found_by_name += index.search(tool.name, limit=1)[0] == [tool.name]
 
 
 def run_corpus(
@@ -241,6 +283,7 @@ def run_corpus(
     repeat: int = 1,
     timeout: float = DEFAULT_TIMEOUT,
     progress: Any = None,
+    search: bool = False,
 ) -> list[SpecResult]:
     """`analyse` every spec in `jobs` worker processes; results in the order of `specs`.
     `progress(result)`, when given, is called as each spec finishes."""
@@ -250,25 +293,27 @@ def run_corpus(
         for round_jobs in [jobs] + [1] * len(specs):  # after a lost worker, one spec at a time
             if not pending:
                 break
-            pending = _run_round(pending, round_jobs, repeat, timeout, Path(crash_dir), results, progress)
+            pending = _run_round(
+                pending, round_jobs, (repeat, timeout, search), Path(crash_dir), results, progress
+            )
     return [results[spec.name] for spec in specs]
 
 
 def _run_round(
     specs: list[CorpusSpec],
     jobs: int,
-    repeat: int,
-    timeout: float,
+    how: tuple[int, float, bool],  # analyse's repeat, timeout and search
     crash_dir: Path,
     results: dict[str, SpecResult],
     progress: Any,
 ) -> list[CorpusSpec]:
     """Run `specs`; return the ones a dead worker left unfinished (the one it was running, known
     by its crash file or, with one job, by the order, is failed)."""
+    repeat, timeout, search = how
     context = multiprocessing.get_context("spawn")  # never fork a threaded process (pytest-xdist)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures: dict[Future[SpecResult], CorpusSpec] = {
-            pool.submit(analyse, spec, repeat, timeout, crash_dir / f"{spec.name}.crash"): spec
+            pool.submit(analyse, spec, repeat, timeout, _crash_file(crash_dir, spec), search): spec
             for spec in specs
         }
         for future, spec in futures.items():
@@ -278,7 +323,7 @@ def _run_round(
                     progress(results[spec.name])
     unfinished = [spec for spec in specs if spec.name not in results]
     for index, spec in enumerate(unfinished):
-        crash = crash_dir / f"{spec.name}.crash"
+        crash = _crash_file(crash_dir, spec)
         text = crash.read_text(errors="replace") if crash.is_file() else ""
         if text or (jobs == 1 and index == 0):
             results[spec.name] = SpecResult(
@@ -290,3 +335,8 @@ def _run_round(
             if progress is not None:
                 progress(results[spec.name])
     return [spec for spec in unfinished if spec.name not in results]
+
+
+def _crash_file(crash_dir: Path, spec: CorpusSpec) -> Path:
+    """Where a worker dumps its stack for `spec` (a folder's spec is named by its path: flattened)."""
+    return crash_dir / f"{spec.name.replace('/', '%')}.crash"

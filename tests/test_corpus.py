@@ -19,9 +19,9 @@ from typing import Any
 
 import corpus_runner
 import pytest
-from corpus_report import COUNT_DIFFERENCES, GOAL, count_note, problems, totals
+from corpus_report import COUNT_DIFFERENCES, GOAL, count_note, found, main, problems, totals
 from corpus_runner import Operation, SpecResult, analyse, kind_of, run_corpus
-from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs
+from corpus_specs import CORPUS_MISSING, NO_MANIFEST, CorpusSpec, corpus_specs, folder_specs
 
 SPECS = corpus_specs()
 MISSING = pytest.param("", marks=pytest.mark.skip(reason=CORPUS_MISSING))
@@ -159,6 +159,52 @@ def test_run_corpus_keeps_the_order_and_isolates_failures(tmp_path: Path) -> Non
     good, bad = tiny_spec(tmp_path, TINY, "good"), tiny_spec(tmp_path, "swagger: '1.2'\n", "bad")
     results = run_corpus([bad, good], jobs=2)
     assert [(r.failure is None, r.tools) for r in results] == [(False, 0), (True, 1)]
+
+
+def test_a_folder_gives_every_spec_file_below_it_named_by_its_path(tmp_path: Path) -> None:
+    (tmp_path / "vendor").mkdir()
+    for name in ("a.yaml", "vendor/b.json", "vendor/c.yml", "notes.txt", "vendor/_index.js"):
+        (tmp_path / name).write_text(textwrap.dedent(TINY), "utf-8")
+    specs = folder_specs(tmp_path)
+    assert [(spec.name, spec.root, spec.ref_root, spec.operations) for spec in specs] == [
+        ("a", tmp_path / "a.yaml", tmp_path, NO_MANIFEST),
+        ("vendor/b", tmp_path / "vendor/b.json", tmp_path, NO_MANIFEST),
+        ("vendor/c", tmp_path / "vendor/c.yml", tmp_path, NO_MANIFEST),
+    ]
+    results = run_corpus(specs, jobs=2)  # a name with a slash: its crash file is flattened
+    assert [(result.name, result.failure, result.tools) for result in results] == [
+        ("a", None, 1),
+        ("vendor/b", None, 1),
+        ("vendor/c", None, 1),
+    ]
+    assert [count_note(result) for result in results] == ["", "", ""]  # no manifest to differ from
+
+
+def test_the_dynamic_list_is_measured_and_search_finds_the_tool(tmp_path: Path) -> None:
+    plain = analyse(tiny_spec(tmp_path, TINY))
+    searched = analyse(tiny_spec(tmp_path, TINY), search=True)
+    assert 2_000 < plain.dynamic_bytes == searched.dynamic_bytes < 8_000
+    assert (plain.searched, plain.found_by_title, plain.found_by_name) == (0, 0, 0)
+    assert (searched.searched, searched.found_by_title, searched.found_by_name) == (1, 1, 1)
+    assert (found(0, 0, 0), found(200, 199, 200)) == ("-", "100% / 100%")
+    assert found(4, 3, 4) == "75% / 100%"
+
+
+def test_a_folder_without_specs_or_an_unknown_name_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a spec", "utf-8")
+    assert main(["--folder", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"corpus-report: no spec file (.json, .yaml, .yml) below {tmp_path}\n"
+    (tmp_path / "a.yaml").write_text(textwrap.dedent(TINY), "utf-8")
+    assert main(["--folder", str(tmp_path), "--only", "b"]) == 2
+    assert capsys.readouterr().err == "corpus-report: no such spec: b\n"
+
+
+def test_problems_name_a_dynamic_list_over_8000_bytes() -> None:
+    fine = SpecResult("fine", "3.0.3", 1, operations=1, tools=1, dynamic_bytes=8_000)
+    large = SpecResult("large", "3.0.3", 1, operations=1, tools=1, dynamic_bytes=8_001)
+    assert problems([fine, large]) == ["large: the dynamic tools/list is 8,001 bytes; the limit is 8,000"]
 
 
 def test_problems_name_unexplained_skips_and_a_low_ratio() -> None:

@@ -23,16 +23,21 @@ SCHEMA_DEPTH = 3  # levels of nested properties whose words are indexed
 _FOOTER = re.compile(r"(?:^|\n\n)HTTP: [A-Z]+ \S*(?:\n.*)?\Z", re.DOTALL)
 
 
-@cache
 def runtime_search(package_templates: Path) -> ModuleType:
-    """`search.py` of the package templates (`templates/package/`), imported once as a submodule of a
-    private package over that folder, so its relative import of `search_words.py` works (the
-    package's `__init__` is a template: not run)."""
+    """`search.py` of the package templates (`templates/package/`)."""
+    return runtime_module(package_templates, "search")
+
+
+@cache
+def runtime_module(package_templates: Path, name: str) -> ModuleType:
+    """A module of the package templates, imported once as a submodule of a private package over that
+    folder, so its relative imports (`search_words.py`...) work (the package's `__init__` is a
+    template: not run)."""
     if _PACKAGE not in sys.modules:
         package = ModuleType(_PACKAGE)
         package.__path__ = [str(package_templates)]
         sys.modules[_PACKAGE] = package
-    return importlib.import_module(f"{_PACKAGE}.search")
+    return importlib.import_module(f"{_PACKAGE}.{name}")
 
 
 def search_index_text(model: ApiModel, package_templates: Path) -> str:
