@@ -59,6 +59,11 @@ def test_a_query_that_is_a_tools_name_finds_that_tool_first(tmp_path: Path) -> N
     assert loaded.search("GetCustomers", limit=2) == (["GetCustomers", "GetCustomersCustomer"], 3)
     # in any case, even where the words cannot be split: one word the index does not have
     assert loaded.search(" getcustomers ", limit=5) == (["GetCustomers"], 1)
+    # the name as typed before one that differs in case only
+    twins = [(name, "rules", {"name": name, "title": "List rules"}) for name in ("List_Rules", "List_rules")]
+    twin_index = search.SearchIndex.load(write_index(tmp_path, twins))
+    assert twin_index.search("List_rules", limit=2) == (["List_rules", "List_Rules"], 2)
+    assert twin_index.search("List_Rules", limit=2) == (["List_Rules", "List_rules"], 2)
     # and only where the tool may be offered
     assert loaded.search("getcustomers", limit=5, names={"PostCustomers"}) == ([], 0)
     assert loaded.search("getcustomers", limit=5, toolset="other") == ([], 0)

@@ -59,6 +59,7 @@ SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's o
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
 RERANK = 50  # the best matches are reranked by how much of their name the query says
 NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much more
+_NAMED = 1e300  # the score of a tool named by the query in another case: above any match of words
 
 _WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
 _WORD = re.compile(r"[^\W_]+")
@@ -320,7 +321,8 @@ class SearchIndex:
         terms = expand(query)
         scores = self._scores(terms)
         for number in self._named(query):  # an agent that knows the name gets that tool first
-            scores[number] = math.inf
+            # the name as typed before one that differs in case only (List_Rules, List_rules)
+            scores[number] = math.inf if self._tools[number].name == query.strip() else _NAMED
         allowed = (
             names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
         )
