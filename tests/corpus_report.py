@@ -113,12 +113,12 @@ def row(result: SpecResult) -> tuple[str, ...]:
         f"{result.seconds:.2f}",
         f"{result.list_bytes:,}",
         f"{result.dynamic_bytes:,}",
-        found(result.searched, result.found_by_title, result.found_by_name),
+        found_shares(result.searched, result.found_by_title, result.found_by_name),
         kinds,
     )
 
 
-def found(searched: int, by_title: int, by_name: int) -> str:
+def found_shares(searched: int, by_title: int, by_name: int) -> str:
     """`by title @5 / by name @1` as shares of the tools searched for; '-' when none was (no --search)."""
     return f"{by_title / searched:.0%} / {by_name / searched:.0%}" if searched else "-"
 
@@ -135,7 +135,7 @@ def table(results: Sequence[SpecResult]) -> str:
         f"{summary['seconds']:.2f}",
         f"{summary['list_bytes']:,}",
         f"max {summary['dynamic_bytes']:,}",
-        found(summary["searched"], summary["found_by_title"], summary["found_by_name"]),
+        found_shares(summary["searched"], summary["found_by_title"], summary["found_by_name"]),
         f"{summary['tool_ratio']:.2%} of the operations are tools",
     )
     rows = [(*HEADER, "diagnostics by kind"), *(row(result) for result in results), total]

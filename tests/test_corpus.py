@@ -19,7 +19,7 @@ from typing import Any
 
 import corpus_runner
 import pytest
-from corpus_report import COUNT_DIFFERENCES, GOAL, count_note, found, main, problems, totals
+from corpus_report import COUNT_DIFFERENCES, GOAL, count_note, found_shares, main, problems, totals
 from corpus_runner import Operation, SpecResult, analyse, kind_of, run_corpus
 from corpus_specs import CORPUS_MISSING, NO_MANIFEST, CorpusSpec, corpus_specs, folder_specs
 
@@ -186,8 +186,8 @@ def test_the_dynamic_list_is_measured_and_search_finds_the_tool(tmp_path: Path) 
     assert 2_000 < plain.dynamic_bytes == searched.dynamic_bytes < 8_000
     assert (plain.searched, plain.found_by_title, plain.found_by_name) == (0, 0, 0)
     assert (searched.searched, searched.found_by_title, searched.found_by_name) == (1, 1, 1)
-    assert (found(0, 0, 0), found(200, 199, 200)) == ("-", "100% / 100%")
-    assert found(4, 3, 4) == "75% / 100%"
+    assert (found_shares(0, 0, 0), found_shares(200, 199, 200)) == ("-", "100% / 100%")
+    assert found_shares(4, 3, 4) == "75% / 100%"
 
 
 def test_a_folder_without_specs_or_an_unknown_name_exits_2(
