@@ -6,6 +6,7 @@ naming a bad one with where it was given."""
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, get_args
@@ -237,13 +238,40 @@ def _get(settings: Settings, key: str, default: Any) -> Any:
     return default if setting is None else setting.value
 
 
+# The top-level modules the generated server's dependencies install (tests/e2e/test_e2e_package.py
+# checks the list against both ends of the pins): a package named like one of them shadows it.
+SERVER_IMPORTS = frozenset(
+    """annotated_types anyio attr attrs certifi cffi click cryptography dotenv h11 httpcore httpcore2
+    httpx httpx2 httpx_sse idna ijson jsonschema jsonschema_specifications jwt mcp mcp_types multipart
+    opentelemetry pycparser pydantic pydantic_core pydantic_settings python_multipart referencing rpds
+    sniffio snowballstemmer sse_starlette starlette truststore typing_extensions typing_inspection
+    uvicorn uvloop""".split()  # noqa: SIM905 (a paragraph reads better than 40 quoted names)
+)
+
+
 def dist_name(setting: Setting) -> str:
     if not re.fullmatch(r"[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9])?", setting.value):
         raise ConfigError(
             f"{setting.shown()}: use letters, digits, '-' and '_', "
             "starting with a letter and ending with a letter or digit"
         )
+    if clash := import_clash(setting.value.replace("-", "_")):
+        raise ConfigError(
+            f"{setting.shown()}: its package would be named like {clash}, so the server could not"
+            f" start; choose another name, such as {setting.value}-mcp"
+        )
     return str(setting.value)
+
+
+def import_clash(package: str) -> str | None:
+    """What a generated package named `package` would collide with (in any case: file systems that
+    ignore case import `Logging` as `logging`), or None."""
+    folded = package.casefold()
+    if any(folded == name.casefold() for name in sys.stdlib_module_names):
+        return f"Python's own `{folded}` module"
+    if folded in SERVER_IMPORTS:
+        return f"`{folded}`, a module the server imports"
+    return None
 
 
 def _choice(settings: Settings, key: str, choices: tuple[str, ...], default: str) -> Any:

