@@ -78,7 +78,9 @@ def choose_body(raw: Any, pointer: str, resolver: Resolver) -> RawBody | None:
     content = node.get("content")
     if not isinstance(content, dict) or not content:
         raise SpecError(pointer, "a request body needs at least one media type in `content`")
-    media_type = min(content, key=_rank)
+    media_type = min(
+        content, key=lambda media: (_names_no_field(content[media], media, resolver), _rank(media))
+    )
     media = content[media_type]
     if not isinstance(media, dict):
         raise SpecError(pointer_join(pointer, "content", media_type), "a media type must be an object")
@@ -100,6 +102,18 @@ def choose_body(raw: Any, pointer: str, resolver: Resolver) -> RawBody | None:
         description=description,
         alternatives=tuple(other for other in content if other != media_type),
     )
+
+
+def _names_no_field(media: Any, media_type: str, resolver: Resolver) -> bool:
+    """A form or multipart media type whose schema's `type` excludes an object: its fields have no
+    names, so another media type of the body is preferred (none: the operation is skipped later)."""
+    if media_kind(media_type) not in ("form", "multipart") or not isinstance(media, dict):
+        return False
+    try:
+        node, _ = resolver.deref(media.get("schema"), "#")
+    except SpecError:  # reported where the chosen schema is converted
+        return False
+    return isinstance(node, dict) and "type" in node and "object" not in as_list(node["type"])
 
 
 def is_binary_schema(schema: Any, resolver: Resolver, pointer: str) -> bool:

@@ -301,3 +301,61 @@ def test_json_and_form_bodies_are_not_touched() -> None:
     tool, route = body_tool(content("application/json", PERSON))
     assert tool.input_schema["properties"] == {"login": {"type": "string"}}
     assert route["body"]["kind"] == "json"
+
+
+@pytest.mark.parametrize(
+    ("media", "schema"),
+    [
+        ("multipart/form-data", {"type": "string", "format": "binary"}),  # noosh.com's file upload
+        ("application/x-www-form-urlencoded", {"type": "array", "items": {"type": "string"}}),
+    ],
+)
+def test_a_form_body_whose_schema_is_not_an_object_skips_the_operation(media: str, schema: Any) -> None:
+    """Form fields need names; a string or an array names none. The tool's `body` argument would take
+    a value the server must refuse at every call, so the operation is skipped with the reason."""
+    operation = {"operationId": "a", "requestBody": content(media, schema), "responses": OK}
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "T", "version": "1"},
+        "servers": [{"url": "https://x.test"}],
+        "paths": {"/a": {"post": operation}},
+    }
+    diagnostics = Diagnostics()
+    assert map_document(document, OPTIONS, diagnostics).tools == ()
+    pointer = "#/paths/~1a/post/requestBody/content/" + media.replace("/", "~1") + "/schema"
+    assert [(d.level.value, d.pointer, d.message) for d in diagnostics] == [
+        (
+            "error",
+            pointer,
+            f"the {media} body is sent as named fields, but its schema is not an object: it names no field"
+            " to send; operation skipped",
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "additionalProperties": True},
+        # cloudflare's worker upload: branches, one an object (the server checks the value at a call)
+        {"oneOf": [{"type": "object", "properties": {"a": {"type": "string"}}}, {"type": "string"}]},
+    ],
+)
+def test_a_form_body_that_may_be_an_object_is_one_argument(schema: Any) -> None:
+    tool, route = body_tool(content("multipart/form-data", schema))
+    assert list(tool.input_schema["properties"]) == ["body"]
+    assert route["body"]["kind"] == "multipart"
+
+
+def test_a_form_body_that_names_no_field_gives_way_to_another_media_type() -> None:
+    """multipart first by rank, but its schema is a binary string: the octet-stream body is sent."""
+    body = {
+        "required": True,
+        "content": {
+            "multipart/form-data": {"schema": {"type": "string", "format": "binary"}},
+            "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+    tool, route = body_tool(body)
+    assert (route["body"]["mediaType"], route["body"]["kind"]) == ("application/octet-stream", "binary")
+    assert tool.input_schema["properties"]["body"]["contentEncoding"] == "base64"
