@@ -90,7 +90,7 @@ class GeneratedSpec:
     names: tuple[str, ...]  # every generated tool, in order
     index_bytes: int
     summaries: int  # operations of the spec that have a summary
-    titles: tuple[str, ...] = ()  # each tool's title, in the order of `names`
+    titles: tuple[str, ...]  # each tool's title, in the order of `names`
 
 
 def generate_spec(spec_tasks: SpecTasks, corpus: Path, directory: Path) -> GeneratedSpec:
@@ -166,18 +166,23 @@ def known_items(spec: GeneratedSpec, every: int = 1) -> KnownItems:
     names = titles = 0
     for name, title in list(zip(spec.names, spec.titles, strict=True))[::every]:
         names += 1
-        _tally(spec.index, name, name, by_name)
+        _tally(found_at(spec.index, name, name), by_name)
         if title and title != name:
             titles += 1
-            _tally(spec.index, title, name, by_title)
+            _tally(found_at(spec.index, title, name), by_title)
     return KnownItems(spec.tasks.name, names, by_name[0], by_name[1], titles, by_title[0], by_title[1])
 
 
-def _tally(index: Any, query: str, name: str, hits: list[int]) -> None:
-    """hits[0] += whether `name` comes first for `query`; hits[1] += whether within five."""
+def found_at(index: Any, query: str, name: str) -> tuple[bool, bool]:
+    """Whether the tool `name` comes first for `query`, and whether within five (tests/corpus_runner.py
+    asks the same of any folder's specs)."""
     page, _ = index.search(query, limit=DEPTH)
-    hits[0] += page[:1] == [name]
-    hits[1] += name in page
+    return page[:1] == [name], name in page
+
+
+def _tally(found: tuple[bool, bool], hits: list[int]) -> None:
+    hits[0] += found[0]
+    hits[1] += found[1]
 
 
 def known_items_table(rows: Sequence[KnownItems]) -> str:

@@ -36,6 +36,7 @@ import mcp_types
 import pydantic_core
 from corpus_specs import CorpusSpec
 
+from benchmarks.search_eval import found_at
 from openapi2mcp import pipeline
 from openapi2mcp.diagnostics import SpecError, pointer_join
 from openapi2mcp.emit.render import TOOL_DATA_FILE, templates_dir
@@ -273,8 +274,8 @@ def _search_known_items(generation: pipeline.Generation, result: SpecResult) -> 
     tools = generation.model.tools
     for tool in tools[:: max(1, -(-len(tools) // SEARCHED))]:
         result.searched += 1
-        result.found_by_title += tool.name in index.search(tool.title, limit=5)[0]
-        result.found_by_name += index.search(tool.name, limit=1)[0] == [tool.name]
+        result.found_by_title += found_at(index, tool.title, tool.name)[1]
+        result.found_by_name += found_at(index, tool.name, tool.name)[0]
 
 
 def run_corpus(
@@ -294,7 +295,7 @@ def run_corpus(
             if not pending:
                 break
             pending = _run_round(
-                pending, round_jobs, (repeat, timeout, search), Path(crash_dir), results, progress
+                pending, round_jobs, repeat, timeout, search, Path(crash_dir), results, progress
             )
     return [results[spec.name] for spec in specs]
 
@@ -302,14 +303,15 @@ def run_corpus(
 def _run_round(
     specs: list[CorpusSpec],
     jobs: int,
-    how: tuple[int, float, bool],  # analyse's repeat, timeout and search
+    repeat: int,
+    timeout: float,
+    search: bool,
     crash_dir: Path,
     results: dict[str, SpecResult],
     progress: Any,
 ) -> list[CorpusSpec]:
     """Run `specs`; return the ones a dead worker left unfinished (the one it was running, known
     by its crash file or, with one job, by the order, is failed)."""
-    repeat, timeout, search = how
     context = multiprocessing.get_context("spawn")  # never fork a threaded process (pytest-xdist)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         futures: dict[Future[SpecResult], CorpusSpec] = {

@@ -113,7 +113,13 @@ def _names_no_field(media: Any, media_type: str, resolver: Resolver) -> bool:
         node, _ = resolver.deref(media.get("schema"), "#")
     except SpecError:  # reported where the chosen schema is converted
         return False
-    return isinstance(node, dict) and "type" in node and "object" not in as_list(node["type"])
+    return not admits_object(node)
+
+
+def admits_object(schema: Any) -> bool:
+    """Whether a schema may be an object: not a schema (left to the converter), untyped (`anyOf`
+    branches may be), or `object` among its types."""
+    return not isinstance(schema, dict) or "type" not in schema or "object" in as_list(schema["type"])
 
 
 def is_binary_schema(schema: Any, resolver: Resolver, pointer: str) -> bool:

@@ -10,8 +10,7 @@ from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import Body, BodyField, JSONSchema, Parameter
 from openapi2mcp.schemas.converter import SchemaConverter
-from openapi2mcp.schemas.keywords import as_list
-from openapi2mcp.tools.bodies import RawBody, choose_body, is_binary_schema
+from openapi2mcp.tools.bodies import RawBody, admits_object, choose_body, is_binary_schema
 from openapi2mcp.tools.naming import resolve_argument_clashes
 from openapi2mcp.tools.operations import OperationRef
 from openapi2mcp.tools.parameters import RawParameter, collect_parameters
@@ -148,7 +147,7 @@ def _body_slots(
         return []
     if properties is None:
         schema = dict(converter.input_schema(raw_body.schema, raw_body.schema_pointer))
-        if raw_body.kind in ("form", "multipart") and not _may_be_object(schema):
+        if raw_body.kind in ("form", "multipart") and not admits_object(schema):
             raise SpecError(
                 raw_body.schema_pointer,
                 f"the {raw_body.media_type} body is sent as named fields, but its schema is not an"
@@ -171,11 +170,6 @@ def _body_slots(
         )
         for name, schema in fields.items()
     ]
-
-
-def _may_be_object(schema: JSONSchema) -> bool:
-    """Whether a converted schema admits an object (untyped schemas and `anyOf` branches may)."""
-    return "type" not in schema or "object" in as_list(schema["type"])
 
 
 def _bind_body(

@@ -87,8 +87,7 @@ def read_scope_only(scope: Mapping[str, Any], auth: Any) -> bool:
 def _check(narrowing: Narrowing, key: str, given: tuple[str, ...], valid: list[str]) -> None:
     if unknown := [name for name in given if name not in valid]:
         where = narrowing.where.get(key, key)
-        what = "toolset" if key == "toolsets" else "tool"
-        section = "Toolsets" if key == "toolsets" else "Tools"
+        what, section = ("toolset", "Toolsets") if key == "toolsets" else ("tool", "Tools")
         shown = ", ".join(valid[:20]) + (
             f" (and {len(valid) - 20} more: the package README's {section} section lists them all)"
             if len(valid) > 20

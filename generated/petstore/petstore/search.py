@@ -320,9 +320,10 @@ class SearchIndex:
         order (ties by name). An empty/stopword-only query matches nothing (0)."""
         terms = expand(query)
         scores = self._scores(terms)
-        for number in self._named(query):  # an agent that knows the name gets that tool first
+        typed = query.strip()
+        for number in self._named(typed):  # an agent that knows the name gets that tool first
             # the name as typed before one that differs in case only (List_Rules, List_rules)
-            scores[number] = math.inf if self._tools[number].name == query.strip() else _NAMED
+            scores[number] = math.inf if self._tools[number].name == typed else _NAMED
         allowed = (
             names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
         )
@@ -339,13 +340,13 @@ class SearchIndex:
         names_found = [name for _, name, _ in best + wanted[RERANK:]]
         return names_found[: max(limit, 0)], len(matching)
 
-    def _named(self, query: str) -> list[int]:
-        """The tools whose name is the whole query, in any case (`getcustomers`: GetCustomers)."""
+    def _named(self, name: str) -> list[int]:
+        """The tools named `name`, in any case (`getcustomers`: GetCustomers)."""
         if self._by_name is None:
             self._by_name = defaultdict(list)
             for number, tool in enumerate(self._tools):
                 self._by_name[tool.name.casefold()].append(number)
-        return self._by_name.get(query.strip().casefold(), [])
+        return self._by_name.get(name.casefold(), [])
 
     def _rerank(
         self, ranked: list[tuple[float, str, int]], query_terms: set[str]
