@@ -80,7 +80,7 @@ async def test_the_meta_tools_as_listed(make: Make) -> None:
     search, describe, call_tool = make(T_MODE="dynamic").list_tools_result()["tools"]
     assert search["description"] == (
         "Find this API's tools (3) by what you want to do; then describe_tools for their inputs and"
-        " call_tool to run one. Toolsets (pass one as `toolset` to search only it):"
+        " call_tool to run one. Toolsets (pass one as `toolset` to search or list only it):"
         " pets (2: Everything about your pets); store (1)."
     )
     assert search["inputSchema"]["required"] == ["query"]
@@ -132,6 +132,9 @@ async def test_search_tools_by_toolset_and_by_name(make: Make, tmp_path: Path) -
     assert [tool["name"] for tool in found.structured_content["tools"]][:1] == ["createPet"]
     only = await call(tools, "search_tools", {"query": "get", "toolset": "store"})
     assert [tool["name"] for tool in only.structured_content["tools"]] == ["getStore"]
+    browsed = await call(tools, "search_tools", {"query": "", "toolset": "pets", "limit": 1})
+    assert browsed.structured_content["total"] == 2  # an empty query lists, in the API's order
+    assert [tool["name"] for tool in browsed.structured_content["tools"]] == ["listPets"]
     typo = await call(tools, "search_tools", {"query": "pets", "toolset": "pet"})
     assert typo.is_error
     assert typo.content[0].text == "Unknown toolset 'pet' (did you mean pets?); toolsets: pets, store"

@@ -115,8 +115,14 @@ def test_ties_are_ordered_by_name(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("query", ["", "   ", "the of a", "?!"])
-def test_an_empty_or_stop_word_query_matches_nothing(index: Any, query: str) -> None:
-    assert index.search(query, limit=10) == ([], 0)
+def test_a_query_without_words_lists_the_tools_in_the_apis_order(index: Any, query: str) -> None:
+    """How an agent browses: every tool in scope, in the index's order (the API's), not by name."""
+    everything = ["listPets", "createPet", "deletePet", "placeOrder", "getInventory"]
+    assert index.search(query, limit=10) == (everything, 5)
+    assert index.search(query, limit=2) == (everything[:2], 5)
+    assert index.search(query, limit=10, toolset="store") == (["placeOrder", "getInventory"], 2)
+    assert index.search(query, limit=10, names={"deletePet", "listPets"}) == (["listPets", "deletePet"], 2)
+    assert index.search(query, limit=10, toolset="nothing") == ([], 0)
 
 
 def test_a_preposition_is_not_evidence(tmp_path: Path) -> None:

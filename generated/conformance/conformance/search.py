@@ -16,7 +16,7 @@ import math
 import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -317,28 +317,39 @@ class SearchIndex:
     ) -> tuple[list[str], int]:
         """Best-first names of the tools matching `query`, only among `names` (None: all) and in
         `toolset` (None: any), at most `limit`; and the total number that matched. Deterministic
-        order (ties by name). An empty/stopword-only query matches nothing (0)."""
+        order (ties by name). A query with no words to search by (empty, only stop words) lists
+        every tool in scope in the API's order: how an agent browses a toolset."""
+        offered = self._scope(names, toolset)
         terms = expand(query)
-        scores = self._scores(terms)
         typed = query.strip()
-        for number in self._named(typed):  # an agent that knows the name gets that tool first
+        named = self._named(typed)
+        if not terms and not named:
+            listed = [tool.name for tool in self._tools if offered(tool)]
+            return listed[: max(limit, 0)], len(listed)
+        scores = self._scores(terms)
+        for number in named:  # an agent that knows the name gets that tool first
             # the name as typed before one that differs in case only (List_Rules, List_rules)
             scores[number] = math.inf if self._tools[number].name == typed else _NAMED
-        allowed = (
-            names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
-        )
         matching = [
             (-score, tool.name, number)
             for number, score in scores.items()
-            if (tool := self._tools[number])
-            and (allowed is None or tool.name in allowed)
-            and (toolset is None or tool.toolset == toolset)
+            if offered(tool := self._tools[number])
         ]
         # only the best are ordered: a query matching 10,000 tools sorts 50 of them, not all
         wanted = heapq.nsmallest(max(RERANK, limit), matching)
         best = self._rerank(wanted[:RERANK], {term for variants in terms for term in variants})
         names_found = [name for _, name, _ in best + wanted[RERANK:]]
         return names_found[: max(limit, 0)], len(matching)
+
+    @staticmethod
+    def _scope(names: Collection[str] | None, toolset: str | None) -> Callable[[_Tool], bool]:
+        """Whether a tool is among `names` (None: all) and in `toolset` (None: any)."""
+        allowed = (
+            names if names is None or isinstance(names, (set, frozenset, dict)) else set(names)
+        )
+        return lambda tool: (allowed is None or tool.name in allowed) and (
+            toolset is None or tool.toolset == toolset
+        )
 
     def _named(self, name: str) -> list[int]:
         """The tools named `name`, in any case (`getcustomers`: GetCustomers)."""

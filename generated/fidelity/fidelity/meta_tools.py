@@ -55,9 +55,13 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     SEARCH: (
         _object(
             {
-                "query": {**_STRING, "description": "What you want to do, in your own words."},
+                "query": {
+                    **_STRING,
+                    "description": "What you want to do, in your own words; empty to list the"
+                    " tools (of `toolset`) in the API's order.",
+                },
                 "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-                "toolset": {**_STRING, "description": "Search only this toolset."},
+                "toolset": {**_STRING, "description": "Search or list only this toolset."},
             },
             ["query"],
         ),
@@ -222,9 +226,8 @@ class Catalog:
             size += wire_bytes(part) + 2
         rest = len(ordered) - len(parts)
         more = f"; and {rest} smaller toolsets" if rest else ""
-        return (
-            f"{head} Toolsets (pass one as `toolset` to search only it): {'; '.join(parts)}{more}."
-        )
+        toolsets = f"Toolsets (pass one as `toolset` to search or list only it): {'; '.join(parts)}"
+        return f"{head} {toolsets}{more}."
 
     def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         toolset = arguments.get("toolset")
