@@ -48,8 +48,10 @@ def build_inputs(
     converter: SchemaConverter,
     diagnostics: Diagnostics,
     key: PathKey | None = None,
+    credentials: frozenset[tuple[str, str]] = frozenset(),
 ) -> Inputs:
-    """The arguments of the operation at `ref`, whose path key reads as `key` (default: a plain path)."""
+    """The arguments of the operation at `ref`, whose path key reads as `key` (default: a plain path);
+    a parameter in one of the `credentials` places (security.credential_slots) is none of them."""
     path_pointer = pointer_join("#/paths", ref.path)
     raw_parameters = collect_parameters(
         ref.path_item.get("parameters"),
@@ -59,6 +61,7 @@ def build_inputs(
         resolver,
         diagnostics,
     )
+    raw_parameters = _without_credentials(raw_parameters, credentials, ref.pointer, diagnostics)
     key = key or PathKey(ref.path)
     raw_parameters = query_templates(ref, raw_parameters, key, diagnostics)
     raw_parameters = _match_path_template(ref, raw_parameters, key, diagnostics)
@@ -74,6 +77,29 @@ def build_inputs(
     body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
     defs = converter.local_defs(raw_body.schema, raw_body.schema_pointer) if raw_body else None
     return Inputs(parameters, body, _object_schema(slots, names, raw_body, defs), _body_note(raw_body))
+
+
+def _without_credentials(
+    parameters: list[RawParameter],
+    credentials: frozenset[tuple[str, str]],
+    pointer: str,
+    diagnostics: Diagnostics,
+) -> list[RawParameter]:
+    """The parameters but those that are the operation's credential (an API key declared both as a
+    security scheme and as a query or header parameter): the configured key fills them, so the
+    model never sees nor passes a secret, and a request never carries the key twice."""
+    kept = []
+    for parameter in parameters:
+        place = parameter.name.lower() if parameter.location == "header" else parameter.name
+        if (parameter.location, place) in credentials:
+            diagnostics.info(
+                pointer,
+                f"{parameter.location} parameter {parameter.name!r} is the API key every security"
+                " requirement of the operation sends: the configured credential fills it, not an argument",
+            )
+        else:
+            kept.append(parameter)
+    return kept
 
 
 def _match_path_template(

@@ -20,7 +20,7 @@ from openapi2mcp.tools.operations import OperationRef, iter_operations
 from openapi2mcp.tools.outputs import build_output
 from openapi2mcp.tools.overrides import OverrideIndex, merged_x_mcp
 from openapi2mcp.tools.path_keys import split_path_key
-from openapi2mcp.tools.security import map_requirements, map_schemes
+from openapi2mcp.tools.security import credential_slots, map_requirements, map_schemes
 from openapi2mcp.tools.selectors import Selection
 from openapi2mcp.tools.servers import default_base_url, own_base_url
 from openapi2mcp.tools.toolsets import ToolsetRules, summarize
@@ -126,12 +126,14 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
     name = tool_name(str(raw_name), options.name_style)
     summary = _text(operation.get("summary"))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
-    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics, key)
+    raw_security = operation["security"] if "security" in operation else context.document.get("security")
+    security_pointer = pointer_join(ref.pointer, "security")
+    security = map_requirements(raw_security, context.schemes, security_pointer, diagnostics)
+    credentials = credential_slots(security, context.schemes)
+    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics, key, credentials)
     output = build_output(
         operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
     )
-    raw_security = operation["security"] if "security" in operation else context.document.get("security")
-    security_pointer = pointer_join(ref.pointer, "security")
     return Tool(
         name=name,
         title=title,
@@ -146,7 +148,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
         output_schema=output.schema,
         output_wrapped=output.wrapped,
         annotations=annotations_for(ref.method, title, x_mcp.get("annotations"), ref.pointer, diagnostics),
-        security=map_requirements(raw_security, context.schemes, security_pointer, diagnostics),
+        security=security,
         tags=tuple(str(tag) for tag in operation.get("tags") or () if isinstance(tag, str)),
         fixed_query=key.fixed_query,
         templated_query=tuple(name for name, _ in key.templated_query),

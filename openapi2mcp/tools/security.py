@@ -162,6 +162,15 @@ def _one_per_slot(
     return tuple(kept.values())
 
 
+def credential_slots(
+    security: tuple[Requirement, ...], schemes: dict[str, SecurityScheme]
+) -> frozenset[tuple[str, str]]:
+    """The places (`_slot`) that every alternative of `security` fills with a credential: a
+    parameter declared there too is the credential itself, which no argument should carry."""
+    filled = [{_slot(schemes[use.scheme]) for use in requirement} for requirement in security]
+    return frozenset(set.intersection(*filled)) if filled else frozenset()
+
+
 def _slot(scheme: SecurityScheme) -> tuple[str, str]:
     """Where the scheme's credential goes in a request: (header, query or cookie; its name)."""
     if scheme.kind == "apiKey" and scheme.location is not None and scheme.parameter_name is not None:

@@ -171,6 +171,17 @@ DATA = tool_data(
     tool("basicOnly", "GET", "/secure", security=[["basic"]]),
     tool("basicOrBearer", "GET", "/secure", security=[["basic"], ["bearer"]]),
     tool("keyAndBearer", "GET", "/secure", security=[["api_key", "bearer"]]),
+    tool(
+        "keysAsArguments",  # trello.com: its keys are parameters too, where a bearer token may do
+        "GET",
+        "/secure",
+        params=(
+            param("api_key", "query", STR),
+            param("x_api_key", "header", STR, name="x-api-key"),
+            param("sid", "cookie", STR),
+        ),
+        security=[["api_key", "query_key", "cookie_key"], ["bearer"]],
+    ),
     tool("optionalKey", "GET", "/secure", security=[[], ["api_key"]]),
     tool("oauthOnly", "GET", "/secure", security=[["oauth"]]),
     tool("oidcOnly", "GET", "/secure", security=[["oidc"]]),
@@ -507,6 +518,23 @@ async def test_credentials_go_where_the_scheme_says(
 async def test_an_api_key_in_the_query_follows_the_parameters(make_runtime: Make, upstream: Upstream) -> None:
     await call(make_runtime(DATA, {"T_QUERY_KEY_KEY": "k+y/1 23456"}), "queryKey", {"q": "x"})
     assert upstream.last.target == "/api/v1/secure?q=x&api_key=k%2By%2F1%2023456"
+
+
+async def test_a_configured_key_replaces_an_argument_sent_in_its_place(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    """An API key declared as a parameter too goes once, the configured one: an API given two
+    `api_key`s or two X-API-Key headers may take either."""
+    env = {"T_API_KEY_KEY": KEY, "T_QUERY_KEY_KEY": "query-key", "T_COOKIE_KEY_KEY": "cookie-key"}
+    arguments = {"api_key": "guess", "x_api_key": "guess", "sid": "guess"}
+    result = await call(make_runtime(DATA, env), "keysAsArguments", arguments)
+    assert not result.is_error, text_of(result)
+    assert upstream.last.target == "/api/v1/secure?api_key=query-key"
+    assert upstream.last.all("X-API-Key") == [KEY]
+    assert upstream.last.all("Cookie") == ["sid=cookie-key"]
+    await call(make_runtime(DATA, {"T_BEARER_TOKEN": "tok-123456"}), "keysAsArguments", arguments)
+    assert upstream.last.target == "/api/v1/secure?api_key=guess"  # no key configured: the argument's
+    assert upstream.last.all("X-API-Key") == ["guess"]
 
 
 async def test_the_first_satisfiable_alternative_is_used(make_runtime: Make, upstream: Upstream) -> None:

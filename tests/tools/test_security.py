@@ -355,3 +355,45 @@ def test_an_operation_whose_security_is_not_a_list_is_skipped_as_invalid() -> No
     assert [(d.level, d.pointer) for d in diagnostics if d.level is Level.ERROR] == [
         (Level.ERROR, "#/paths/~1a/get/security")
     ]
+
+
+def test_a_parameter_that_is_the_operations_api_key_is_no_argument() -> None:
+    """currencytick.com and fec.gov declare their API key as a security scheme and again as a
+    required query parameter: the configured key fills it (the model never handles the secret,
+    and the request does not carry it twice). Header names match in any case."""
+    declared = [
+        {"name": "key", "in": "query", "required": True, "schema": {"type": "string"}},
+        {"name": "x-api-key", "in": "header", "schema": {"type": "string"}},
+        {"name": "a", "in": "cookie", "schema": {"type": "string"}},
+        {"name": "q", "in": "query", "schema": {"type": "string"}},
+    ]
+
+    def operation(operation_id: str, security: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"operationId": operation_id, "parameters": declared, "security": security, "responses": OK}
+
+    paths = {
+        "/a": {
+            "get": operation("allKeys", [{"q": [], "key": [], "c": []}]),
+            "put": operation("eitherKey", [{"q": []}, {"q": [], "key": []}]),
+            "post": operation("keyOrBearer", [{"q": []}, {"bearer": []}]),
+            "delete": operation("optional", [{}, {"q": []}]),
+        }
+    }
+    schemes = {"q": QUERY_KEY, "key": API_KEY, "c": COOKIE_KEY, "bearer": BEARER}
+    model, diagnostics = build(paths, schemes)
+    arguments = {tool.name: list(tool.input_schema["properties"]) for tool in model.tools}
+    assert arguments == {
+        "allKeys": ["q"],
+        "eitherKey": ["x-api-key", "a", "q"],  # both alternatives send `key` in the query
+        "keyOrBearer": ["key", "x-api-key", "a", "q"],  # with a bearer token, `key` is an argument
+        "optional": ["key", "x-api-key", "a", "q"],
+    }
+    assert model.tools[0].input_schema.get("required", []) == []
+    infos = [(d.pointer, d.message) for d in diagnostics if d.level is Level.INFO]
+    said = "the API key every security requirement of the operation sends: the configured credential fills it"
+    assert infos == [
+        ("#/paths/~1a/get", f"query parameter 'key' is {said}, not an argument"),
+        ("#/paths/~1a/get", f"header parameter 'x-api-key' is {said}, not an argument"),
+        ("#/paths/~1a/get", f"cookie parameter 'a' is {said}, not an argument"),
+        ("#/paths/~1a/put", f"query parameter 'key' is {said}, not an argument"),
+    ]

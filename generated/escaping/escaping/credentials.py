@@ -43,14 +43,18 @@ def secret_forms(*values: str | None) -> set[str]:
 
 
 def put_key(request: ser.PreparedRequest, scheme: Mapping[str, Any], what: str, key: str) -> None:
-    """An apiKey scheme's key in its header, query parameter or cookie (`what`: for messages)."""
+    """An apiKey scheme's key in its header, query parameter or cookie (`what`: for messages), in
+    place of any value an argument put there: the API gets the key once, the configured one."""
     wire = str(scheme.get("name"))
     if scheme.get("in") == "header":
+        for name in [name for name in request.headers if name.lower() == wire.lower()]:
+            del request.headers[name]
         request.headers[wire] = ser.checked_header(what, key)
-    elif scheme.get("in") == "query":
-        request.query.append(f"{ser.pct(wire)}={ser.pct(key)}")
     else:
-        request.cookies.append(f"{ser.pct(wire)}={ser.pct(key)}")
+        pairs = request.query if scheme.get("in") == "query" else request.cookies
+        named = f"{ser.pct(wire)}="
+        pairs[:] = [pair for pair in pairs if not pair.startswith(named)]
+        pairs.append(named + ser.pct(key))
 
 
 class Credentials:
