@@ -26,7 +26,7 @@ from openapi2mcp.schemas.keywords import (
     Schema,
     dedupe,
     exclusive_bounds,
-    integer_bounds,
+    format_bounds,
     is_names,
     is_number,
     is_regex,
@@ -231,7 +231,7 @@ class ConversionEngine:
             self._level -= level
         if not self._out:
             out.update(self._notes(node, pointer, out.get("description", ""), types, binary))
-            out = integer_bounds(out, types)
+            out = format_bounds(out, types)
         return typed(out, types), nullable
 
     # Keywords -----------------------------------------------------------------------------------

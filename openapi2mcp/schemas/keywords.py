@@ -156,17 +156,21 @@ def exclusive_bounds(node: Schema) -> Schema:
     return node
 
 
-# The integer formats of OpenAPI (int32, int64) and of common practice, as the bounds of their values.
-INTEGER_RANGES = {
-    **{f"int{bits}": (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) for bits in (8, 16, 32, 64)},
-    **{f"uint{bits}": (0, 2**bits - 1) for bits in (8, 16, 32, 64)},
+# The numeric formats of OpenAPI (int32, int64, float) and of common practice, as the bounds of their
+# values, for the JSON type they describe (`double` is every JSON number Python reads).
+FLOAT_MAX = 3.4028234663852886e38  # the largest finite 32-bit float (IEEE 754 binary32)
+FORMAT_RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    **{("integer", f"int{bits}"): (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) for bits in (8, 16, 32, 64)},
+    **{("integer", f"uint{bits}"): (0, 2**bits - 1) for bits in (8, 16, 32, 64)},
+    ("number", "float"): (-FLOAT_MAX, FLOAT_MAX),
 }
 
 
-def integer_bounds(out: Schema, types: list[str]) -> Schema:
-    """An integer's `format` as `minimum`/`maximum` (JSON Schema validators do not check formats),
-    so that a valid argument fits the wire type; bounds of the spec's own that are tighter stay."""
-    bounds = INTEGER_RANGES.get(str(out.get("format"))) if types == ["integer"] else None
+def format_bounds(out: Schema, types: list[str]) -> Schema:
+    """A numeric `format` as `minimum`/`maximum` (JSON Schema validators do not check formats), so
+    that a valid argument fits the wire type (refugerestrooms.org's `lat`, a `float`, took 1.8e308);
+    bounds of the spec's own that are tighter stay."""
+    bounds = FORMAT_RANGES.get((types[0], str(out.get("format")))) if len(types) == 1 else None
     if bounds is None:
         return out
     low, high = bounds

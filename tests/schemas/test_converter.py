@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -1094,6 +1095,9 @@ def test_every_schema_of_a_real_spec_converts_to_clean_valid_json_schema(name: s
     Draft202012Validator.check_schema({"anyOf": nodes})
 
 
+FLOAT32_MAX = float(struct.unpack("<f", struct.pack("<I", 0x7F7FFFFF))[0])  # 0x7F7FFFFF: binary32's largest
+
+
 @pytest.mark.parametrize(
     ("schema", "expected"),
     [
@@ -1109,9 +1113,13 @@ def test_every_schema_of_a_real_spec_converts_to_clean_valid_json_schema(name: s
         ),
         ({"type": "number", "format": "int32"}, {}),
         ({"type": "integer", "format": "custom"}, {}),
+        ({"type": "number", "format": "float"}, {"minimum": -FLOAT32_MAX, "maximum": FLOAT32_MAX}),
+        ({"type": "number", "format": "float", "minimum": -90}, {"minimum": -90, "maximum": FLOAT32_MAX}),
+        ({"type": "number", "format": "double"}, {}),
+        ({"type": "integer", "format": "float"}, {}),
     ],
 )
-def test_an_integer_format_becomes_bounds_in_input_schemas_only(
+def test_a_numeric_format_becomes_bounds_in_input_schemas_only(
     schema: dict[str, Any], expected: dict[str, Any]
 ) -> None:
     assert to_input(schema) == {**schema, **expected}
