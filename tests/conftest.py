@@ -58,6 +58,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "whose outcome depends on OPENAPI2MCP_E2E_DEPS; the others would repeat a run at the other end",
     )
     parser.addoption(
+        "--calls-folder",
+        metavar="DIR",
+        help="tests/e2e/test_e2e_folder.py: call tools of a sample of DIR's specs against Prism",
+    )
+    parser.addoption("--calls-sample", type=int, default=50, metavar="N", help="specs sampled (50)")
+    parser.addoption("--calls-seed", type=int, default=0, metavar="S", help="the sample's seed (0)")
+    parser.addoption(
         "--corpus-every",
         type=int,
         default=1,
