@@ -127,6 +127,8 @@ class FaultUpstream:
             return False
         elif kind == "invalid_json":
             writer.write(_response("200 OK", b'{"ok": tru'))
+        elif kind == "bad_gzip":  # telematicssdk.com's spec gives its answers a gzip header; Prism sends it
+            writer.write(_response("200 OK", OK_BODY, extra="Content-Encoding: gzip\r\n"))
         elif kind == "html_500":
             page = b"<html><body><h1>500 Internal Server Error</h1>nginx</body></html>"
             writer.write(_response("500 Internal Server Error", page, "text/html"))

@@ -390,12 +390,22 @@ async def test_a_request_that_cannot_be_sent_as_it_is_sends_nothing(client: Any)
 
 async def test_a_connection_broken_mid_answer_is_broken(client: Any) -> None:
     partial = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"
-    bad_gzip = _answer(b"not gzip at all", "Content-Encoding: gzip")
     steps = [Step(partial, close=True), Step(partial, reset=True), Step(b"garbage\r\n\r\n", close=True)]
-    steps += [Step(bad_gzip, close=True), Step(None)]  # no answer at all, on a new connection
+    steps += [Step(None)]  # no answer at all, on a new connection
     async with scripted(*steps) as script:
         for _ in steps:
             with pytest.raises(hc.Broken) as failure:
                 await get(client, script.url)
             assert not isinstance(failure.value, OSError) and _unchained(failure.value)
         assert (await get(client, script.url)).kept == b"ok"
+
+
+async def test_a_body_not_in_its_content_encoding_is_undecodable_not_broken(client: Any) -> None:
+    """The answer came (its status and headers): the body is what the API sends every time."""
+    bad_gzip = _answer(b"not gzip at all", "Content-Encoding: gzip")
+    async with scripted(Step(bad_gzip, close=True)) as script:
+        with pytest.raises(hc.Undecodable) as failure:
+            await get(client, script.url)
+        assert (failure.value.status, failure.value.encoding) == (200, "gzip")
+        assert str(failure.value).startswith("DecodingError: ") and _unchained(failure.value)
+        assert not isinstance(failure.value, hc.Broken)

@@ -104,6 +104,23 @@ async def test_invalid_json_and_an_html_error_page_are_errors_not_retried(
     await next_call_works(tools, faults)
 
 
+async def test_a_body_not_in_its_content_encoding_is_an_error_not_retried(
+    make_runtime: Make, faults: FaultUpstream
+) -> None:
+    """The API answered (a GET would be retried after a broken connection): a body that is not the
+    gzip its header says is the same answer every time, and the request was processed."""
+    tools = await faulty(make_runtime, faults, "bad_gzip", "bad_gzip", "bad_gzip")
+    result = await call(tools, "getThing")
+    assert result.is_error and attempts(result) == 1 and faults.served == 1
+    text = text_of(result)
+    assert text.startswith(
+        f"The API answered GET {faults.url}/thing with HTTP 200, but its body is not in the"
+        " Content-Encoding its headers name ('gzip': DecodingError: "
+    )
+    assert text.endswith("The request was processed; asking again gets the same answer.")
+    await next_call_works(tools, faults)
+
+
 async def test_a_5xx_storm_then_success(make_runtime: Make, faults: FaultUpstream) -> None:
     tools = await faulty(make_runtime, faults, "status:503", "status:502", timeout="5")
     result = await call(tools, "getThing")

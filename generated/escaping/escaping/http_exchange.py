@@ -45,6 +45,15 @@ class Broken(HttpError):
     """The exchange failed after sending began: the request may or may not have been processed."""
 
 
+class Undecodable(HttpError):
+    """The API answered, but its body is not in the Content-Encoding its headers name (a gzip
+    header on a plain body): the request was processed, and asking again gets the same answer."""
+
+    def __init__(self, message: str, *, status: int, encoding: str) -> None:
+        super().__init__(message)
+        self.status, self.encoding = status, encoding
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int
@@ -121,6 +130,7 @@ async def exchange(
     given = any(name.lower() == b"authorization" for name, _ in headers)
     # no Basic credentials from the URL's userinfo over an Authorization header (a hook's auth wins)
     auth = httpx2.Auth() if given and client.auth is None else httpx2.USE_CLIENT_DEFAULT
+    response: httpx2.Response | None = None
     try:
         async with client.stream(method, url, headers=headers, content=body, auth=auth) as response:
             kept, total, cut = bytearray(), 0, False
@@ -138,7 +148,12 @@ async def exchange(
         raise InvalidRequest(str(error)) from None
     except _UNREACHED as error:
         raise _connect_failed(error, url) from None
-    except (httpx2.TransportError, httpx2.DecodingError) as error:
+    except httpx2.DecodingError as error:
+        if response is None:  # (httpx2 decodes only a body it has the headers of)
+            raise Broken(_short(error)) from None
+        encoding = response.headers.get("content-encoding", "")
+        raise Undecodable(_short(error), status=response.status_code, encoding=encoding) from None
+    except httpx2.TransportError as error:
         raise Broken(_short(error)) from None
     status, reason = response.status_code, response.reason_phrase
     return Answer(status, reason, response.headers, bytes(kept), total, cut)

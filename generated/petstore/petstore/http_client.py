@@ -241,6 +241,13 @@ class Sender:
             if error.lasting:
                 raise ToolError(message) from None
             raise Retryable(message, "the connection failed") from None
+        except hx.Undecodable as error:
+            raise ToolError(
+                f"The API answered {what} with HTTP {error.status}, but its body is not in the"
+                f" Content-Encoding its headers name ({error.encoding!r}:"
+                f" {self.credentials.scrub(str(error))}). The request was processed; asking again"
+                " gets the same answer."
+            ) from None
         except hx.Broken as error:
             raise Retryable(
                 f"The connection to the API broke during {what} ({self.credentials.scrub(str(error))})."
