@@ -21,7 +21,7 @@ _STYLES = {
 # RFC 9110 token: what a header or cookie name may be made of.
 HTTP_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 # OpenAPI: header parameters with these names are ignored (the body and security define them).
-_IGNORED_HEADERS = {"accept", "content-type", "authorization"}
+IGNORED_HEADERS = {"accept", "content-type", "authorization"}
 # RFC 9110/9112: framing and hop-by-hop headers belong to the HTTP client; a value sent as an
 # argument (`Transfer-Encoding: chunked` next to a Content-Length) would break the request.
 CLIENT_HEADERS = {
@@ -100,7 +100,7 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
         raise SpecError(pointer, f"parameter {name!r}: unsupported location `in: {location!r}`")
     if location in ("header", "cookie") and not HTTP_TOKEN.fullmatch(name):
         raise SpecError(pointer, f"{location} parameter {name!r} is not a valid HTTP {location} name")
-    if location == "header" and name.lower() in _IGNORED_HEADERS:
+    if location == "header" and name.lower() in IGNORED_HEADERS:
         diagnostics.info(pointer, f"header parameter {name!r} is ignored, as OpenAPI specifies")
         return None
     if location == "header" and name.lower() in CLIENT_HEADERS:

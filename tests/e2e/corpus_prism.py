@@ -22,7 +22,7 @@ from openapi2mcp.load.refs import Resolver, unescape_token
 from openapi2mcp.load.source import load_source
 from openapi2mcp.load.swagger2.convert import is_swagger2
 from openapi2mcp.model import GeneratorOptions, SizeLimits, Tool
-from openapi2mcp.tools.parameters import CLIENT_HEADERS
+from openapi2mcp.tools.parameters import CLIENT_HEADERS, IGNORED_HEADERS
 
 SAMPLE_TOOLS = 3  # per spec
 EXAMPLES_PER_TOOL = 2
@@ -165,23 +165,34 @@ def spec_facts(spec: CorpusSpec) -> SpecFacts:
     resolver = Resolver(generation.document)
     raw, _ = load_source(str(spec.root))
     swagger = raw if is_swagger2(raw) else None
+    sent = {name.lower() for name in PRISM_HEADERS.get(spec.name, {})}
     unjudgeable = {}
     for tool in generation.model.tools:
-        if reason := _refused_by_prism(tool, generation.document, resolver, swagger):
+        if reason := _refused_by_prism(tool, generation.document, resolver, swagger, sent):
             unjudgeable[tool.name] = reason
     return SpecFacts({tool.name: tool.input_schema for tool in generation.model.tools}, unjudgeable)
 
 
-def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, swagger: Any) -> str | None:
+def _refused_by_prism(
+    tool: Tool, document: dict[str, Any], resolver: Resolver, swagger: Any, sent: set[str]
+) -> str | None:
     """Why Prism 5.16 refuses every request of `tool` (None: it can judge them). `swagger` is the
-    Swagger 2.0 document Prism reads (None for OAS 3.x), where a stream body is an object schema."""
+    Swagger 2.0 document Prism reads (None for OAS 3.x), where a stream body is an object schema;
+    `sent` the headers (lower case) the test adds to every request (PRISM_HEADERS)."""
     path_item, operation = _operation(document, resolver, tool.pointer)
     for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
         parameter, _ = resolver.deref(raw, tool.pointer)
         name = str(parameter.get("name", "")).lower()
-        if parameter.get("in") == "header" and parameter.get("required") and name in CLIENT_HEADERS:
+        if parameter.get("in") != "header" or not parameter.get("required"):
+            continue
+        if name in CLIENT_HEADERS:
             return (
                 f"the spec requires the {name} header, which the HTTP client owns; Prism 5.16 insists on it"
+            )
+        if name in IGNORED_HEADERS and name not in sent and _prism_wants(name, parameter, tool, document):
+            return (
+                f"the spec requires the {name} header as a parameter, which OpenAPI says to ignore (the"
+                " server does); Prism 5.16 insists on it as the parameter says"
             )
     if tool.body is None or tool.body.kind not in ("text", "binary"):
         return None
@@ -194,6 +205,21 @@ def _refused_by_prism(tool: Tool, document: dict[str, Any], resolver: Resolver, 
             "Prism 5.16 holds the body text to: 'Request body must be object' (we send the text or bytes)"
         )
     return None
+
+
+def _prism_wants(header: str, parameter: dict[str, Any], tool: Tool, document: dict[str, Any]) -> bool:
+    """Whether Prism 5.16 refuses what the server sends for an Accept, Content-Type or Authorization
+    header the spec requires as a parameter (VTEX, walmart.com, ndhm.gov.in): an Accept (always
+    sent: `application/json, */*;q=0.8`) that is not one of the parameter's enum; a Content-Type
+    where no body is sure to be sent; an Authorization that the first security alternative (the one
+    the dummy credentials satisfy) does not send."""
+    if header == "accept":
+        return "enum" in (parameter.get("schema") or {})
+    if header == "content-type":
+        return tool.body is None or not tool.body.required
+    schemes = (document.get("components") or {}).get("securitySchemes") or {}
+    first = tool.security[0] if tool.security else ()
+    return not any(uses_authorization(schemes[use.scheme]) for use in first)
 
 
 def _operation(document: dict[str, Any], resolver: Resolver, pointer: str) -> tuple[Any, Any]:
