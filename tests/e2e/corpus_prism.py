@@ -183,16 +183,16 @@ def _refused_by_prism(
     for raw in [*path_item.get("parameters", []), *operation.get("parameters", [])]:
         parameter, _ = resolver.deref(raw, tool.pointer)
         name = str(parameter.get("name", "")).lower()
-        if parameter.get("in") != "header" or not parameter.get("required"):
+        if parameter.get("in") != "header":
             continue
-        if name in CLIENT_HEADERS:
+        if name in CLIENT_HEADERS and parameter.get("required"):
             return (
                 f"the spec requires the {name} header, which the HTTP client owns; Prism 5.16 insists on it"
             )
         if name in IGNORED_HEADERS and name not in sent and _prism_wants(name, parameter, tool, document):
             return (
-                f"the spec requires the {name} header as a parameter, which OpenAPI says to ignore (the"
-                " server does); Prism 5.16 insists on it as the parameter says"
+                f"the spec declares the {name} header as a parameter, which OpenAPI says to ignore (the"
+                " server does); Prism 5.16 holds the request to it"
             )
     if tool.body is None or tool.body.kind not in ("text", "binary"):
         return None
@@ -209,14 +209,18 @@ def _refused_by_prism(
 
 def _prism_wants(header: str, parameter: dict[str, Any], tool: Tool, document: dict[str, Any]) -> bool:
     """Whether Prism 5.16 refuses what the server sends for an Accept, Content-Type or Authorization
-    header the spec requires as a parameter (VTEX, walmart.com, ndhm.gov.in): an Accept (always
-    sent: `application/json, */*;q=0.8`) that is not one of the parameter's enum; a Content-Type
-    where no body is sure to be sent; an Authorization that the first security alternative (the one
-    the dummy credentials satisfy) does not send."""
+    header the spec declares as a parameter (VTEX, walmart.com, ndhm.gov.in): an Accept (always
+    sent: `application/json, */*;q=0.8`) held to the parameter's enum; a required Content-Type where
+    no body is sure to be sent, or any held to an enum (amazonaws.com/tnb's optional
+    `application/zip` beside a JSON body); a required Authorization that the first security
+    alternative (the one the dummy credentials satisfy) does not send."""
+    enum, required = "enum" in (parameter.get("schema") or {}), bool(parameter.get("required"))
     if header == "accept":
-        return "enum" in (parameter.get("schema") or {})
+        return enum
     if header == "content-type":
-        return tool.body is None or not tool.body.required
+        return enum or (required and (tool.body is None or not tool.body.required))
+    if not required:
+        return False
     schemes = (document.get("components") or {}).get("securitySchemes") or {}
     first = tool.security[0] if tool.security else ()
     return not any(uses_authorization(schemes[use.scheme]) for use in first)
@@ -257,8 +261,10 @@ def plan_calls(package: Generated, facts: SpecFacts) -> list[Call]:
         route = data["routes"][tool["name"]]
         try:
             drawn = draw(route, facts.schemas[tool["name"]])
-        except Exception as error:  # the drawing's printable-ASCII alphabet cannot meet a pattern
-            if type(error).__name__ != "IncompatibleWithAlphabet":
+        except Exception as error:  # hypothesis cannot draw it: the drawing's printable-ASCII alphabet
+            # cannot meet a pattern, or an open pattern and a length leave too few of its strings
+            # (amazonaws.com/kendra: "^[a-zA-Z-0-9]*" of exactly 36 characters)
+            if type(error).__name__ not in ("IncompatibleWithAlphabet", "Unsatisfiable"):
                 raise
             continue
         assert drawn, f"nothing could be drawn for {tool['name']}: {dump(facts.schemas[tool['name']])}"
