@@ -130,33 +130,43 @@ async def exchange(
     given = any(name.lower() == b"authorization" for name, _ in headers)
     # no Basic credentials from the URL's userinfo over an Authorization header (a hook's auth wins)
     auth = httpx2.Auth() if given and client.auth is None else httpx2.USE_CLIENT_DEFAULT
-    response: httpx2.Response | None = None
     try:
         async with client.stream(method, url, headers=headers, content=body, auth=auth) as response:
-            kept, total, cut = bytearray(), 0, False
-            size = _content_length(response.headers) if progress is not None else None
-            async for piece in response.aiter_bytes():
-                if size and progress is not None:
-                    await progress(response.num_bytes_downloaded, size)
-                total += len(piece)
-                kept += piece[: max(0, cap - len(kept))]
-                if cut := total > cap + drain_limit:
-                    break
+            kept, total, cut = await _read(response, cap + drain_limit, cap, progress)
     except httpx2.TimeoutException:
         raise TimeoutError from None
     except httpx2.LocalProtocolError as error:
         raise InvalidRequest(str(error)) from None
     except _UNREACHED as error:
         raise _connect_failed(error, url) from None
-    except httpx2.DecodingError as error:
-        if response is None:  # (httpx2 decodes only a body it has the headers of)
-            raise Broken(_short(error)) from None
-        encoding = response.headers.get("content-encoding", "")
-        raise Undecodable(_short(error), status=response.status_code, encoding=encoding) from None
     except httpx2.TransportError as error:
         raise Broken(_short(error)) from None
     status, reason = response.status_code, response.reason_phrase
-    return Answer(status, reason, response.headers, bytes(kept), total, cut)
+    return Answer(status, reason, response.headers, kept, total, cut)
+
+
+async def _read(
+    response: httpx2.Response,
+    limit: int,
+    cap: int,
+    progress: Callable[[int, int], Awaitable[None]] | None,
+) -> tuple[bytes, int, bool]:
+    """The answer's decoded body: its first `cap` bytes, the bytes seen, and whether reading stopped
+    past `limit`. A body not in its Content-Encoding: Undecodable (the answer itself came)."""
+    kept, total, cut = bytearray(), 0, False
+    size = _content_length(response.headers) if progress is not None else None
+    try:
+        async for piece in response.aiter_bytes():
+            if size and progress is not None:
+                await progress(response.num_bytes_downloaded, size)
+            total += len(piece)
+            kept += piece[: max(0, cap - len(kept))]
+            if cut := total > limit:
+                break
+    except httpx2.DecodingError as error:
+        encoding = response.headers.get("content-encoding", "")
+        raise Undecodable(_short(error), status=response.status_code, encoding=encoding) from None
+    return bytes(kept), total, cut
 
 
 def _content_length(headers: httpx2.Headers) -> int | None:

@@ -1,4 +1,4 @@
-"""The vocabulary of search.py: synonym groups, phrases and stop words (read by search.py only).
+"""The vocabulary of search_text.py: synonym groups, phrases and stop words (read by it only).
 
 Written from general knowledge of what API users say and what APIs call things, never from an
 evaluation's tasks: a query word matches its groups' other words (search.SYNONYM_WEIGHT), a phrase is

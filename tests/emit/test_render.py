@@ -53,6 +53,7 @@ RUNTIME_FILES = (
     "request_meta.py",
     "meta_tools.py",
     "search.py",
+    "search_text.py",
     "search_words.py",
     "tool_data.json",
     "search_index.json",
@@ -111,7 +112,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 28
+    assert len(python) == 29
     for path, text in python.items():
         compile(text, path, "exec")
 

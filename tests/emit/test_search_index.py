@@ -19,6 +19,7 @@ from openapi2mcp.emit.search_index import (
     SchemaWords,
     documents,
     method_verb,
+    runtime_module,
     runtime_search,
     schema_words,
     tool_fields,
@@ -27,6 +28,7 @@ from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import Generation, generate
 
 search = runtime_search(templates_dir() / "package")
+text_analysis = runtime_module(templates_dir() / "package", "search_text")
 OK = {"200": {"description": "ok"}}
 
 
@@ -136,7 +138,7 @@ def index(tracker: Generation, tmp_path_factory: pytest.TempPathFactory) -> Any:
     ],
 )
 def test_words_split_identifiers_paths_and_text(text: str, expected: list[str]) -> None:
-    assert search.words(text) == expected
+    assert text_analysis.words(text) == expected
 
 
 def test_analyze_drops_stop_words_and_one_letter_words_and_stems() -> None:
@@ -152,8 +154,8 @@ def test_analyze_drops_stop_words_and_one_letter_words_and_stems() -> None:
 
 
 def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:
-    expanded = search.expand("remove tickets")
-    assert expanded[0]["remov"] == 1.0 and expanded[0]["delet"] == search.SYNONYM_WEIGHT
+    expanded = text_analysis.expand("remove tickets")
+    assert expanded[0]["remov"] == 1.0 and expanded[0]["delet"] == text_analysis.SYNONYM_WEIGHT
     assert {"issu", "incid"} <= set(expanded[1]) and expanded[1]["ticket"] == 1.0
 
 
@@ -169,7 +171,7 @@ def test_a_query_word_expands_to_its_synonyms_at_a_lower_weight() -> None:
     ],
 )
 def test_phrases_are_read_as_the_words_they_mean(query: str, expected: str) -> None:
-    assert search.rephrase(query) == expected
+    assert text_analysis.rephrase(query) == expected
 
 
 def test_the_http_method_says_what_a_tool_does() -> None:

@@ -1,11 +1,11 @@
 """Search over the tools: BM25F over the index that generation ships (`search_index.json`).
 
-One analyzer (split identifiers and words, drop stop words, Snowball-stem) serves both sides: the
-generator loads this very file to build the index (openapi2mcp/emit/search_index.py), the server
-uses it to read queries and to index the tools hooks.py adds. The index holds, per term, each
-tool's field-weighted, length-normalised term frequency (BM25F's pseudo-frequency), so a search
-only sums `idf * tf / (k1 + tf)` over the postings of the query's terms and their synonyms.
-Format: docs/search-index.md.
+One analyzer (search_text.py: split identifiers and words, drop stop words, Snowball-stem) serves
+both sides: the generator loads this very file to build the index
+(openapi2mcp/emit/search_index.py), the server uses it to read queries and to index the tools
+hooks.py adds. The index holds, per term, each tool's field-weighted, length-normalised term
+frequency (BM25F's pseudo-frequency), so a search only sums `idf * tf / (k1 + tf)` over the
+postings of the query's terms and their synonyms. Format: docs/search-index.md.
 """
 
 from __future__ import annotations
@@ -14,21 +14,19 @@ import heapq
 import json
 import math
 import os
-import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
-    from search_words import (  # type: ignore[import-not-found,unused-ignore]
-        ACTIONS,
-        PHRASES,
-        STOP_WORDS,
-        SYNONYMS,
+    from search_text import (  # type: ignore[import-not-found,unused-ignore]
+        action_terms,
+        analyze,
+        closed_class,
+        expand,
     )
 else:
-    from .search_words import ACTIONS, PHRASES, STOP_WORDS, SYNONYMS
+    from .search_text import action_terms, analyze, closed_class, expand
 
 __all__ = [
     "FIELDS",
@@ -55,124 +53,10 @@ FIELDS: dict[str, tuple[float, float]] = {
     "output": (0.2, 0.75),  # the result's property names, nested ones too
 }
 K1 = 1.2
-SYNONYM_WEIGHT = 0.6  # a synonym's match counts this much of the query word's own
 SCALE = 100  # stored frequencies are integers: round(tf * SCALE)
 RERANK = 50  # the best matches are reranked by how much of their name the query says
 NAME_BOOST = 1.0  # a name wholly in the query (or synonyms) scores this much more
 _NAMED = 1e300  # the score of a tool named by the query in another case: above any match of words
-
-_WORDS_CACHED = 1 << 16  # words (and identifier runs) kept analysed: a corpus spec has < 20,000
-_WORD = re.compile(r"[^\W_]+")
-_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
-# Han (with its extension A and compatibility ideographs), hiragana, katakana (with the prolonged
-# sound mark), Hangul syllables
-_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_CJK = re.compile(f"[{_CJK_CHARS}]")
-_CJK_OR_NOT = re.compile(f"[{_CJK_CHARS}]+|[^{_CJK_CHARS}]+")
-
-
-@cache
-def _stemmer() -> Any:
-    """Snowball's English stemmer through snowballstemmer's public `stemmer()`: PyStemmer's C one when
-    it is installed (the generator has it: 1 µs a word instead of 25), else the pure-Python one; the
-    same stems either way (tests/emit/test_search_index.py compares them). Imported on first use:
-    importing snowballstemmer loads every language's (about 15 ms)."""
-    import snowballstemmer  # type: ignore[import-untyped,unused-ignore]
-
-    return snowballstemmer.stemmer("english")
-
-
-@lru_cache(maxsize=_WORDS_CACHED)
-def _stem(word: str) -> str:
-    return str(_stemmer().stemWord(word))
-
-
-def words(text: str) -> list[str]:
-    """Lower-case words of `text`, identifiers split: `listCoreV1Pod`, `dns_records`, `dns-records`,
-    `/zones/{zone_id}` give their parts (camelCase is split in ASCII words only). Chinese, Japanese
-    and Korean, written without spaces, give their overlapping character pairs (Lucene's CJK
-    bigrams): `スクリプトタグの削除` and `スクリプトタグを削除` share all pairs but two."""
-    return [part for run in _WORD.findall(text) for part in _parts(run)]
-
-
-@lru_cache(maxsize=_WORDS_CACHED)
-def _parts(run: str) -> tuple[str, ...]:
-    if run.isascii():
-        return tuple(part.lower() for part in _PART.findall(run))
-    if not _CJK.search(run):
-        return (run.lower(),)
-    return tuple(
-        part
-        for piece in _CJK_OR_NOT.findall(run)
-        for part in (_cjk_pairs(piece) if _CJK.match(piece) else _parts(piece))
-    )
-
-
-def _cjk_pairs(piece: str) -> tuple[str, ...]:
-    """A run of CJK characters as its overlapping pairs (a single character stays whole)."""
-    return tuple(piece[start : start + 2] for start in range(max(len(piece) - 1, 1)))
-
-
-def analyze(text: str) -> list[str]:
-    """The terms of `text`: its words less stop words and one-letter words (a CJK character is a
-    word), stemmed."""
-    return [term for run in _WORD.findall(text) for term in _run_terms(run)]
-
-
-@lru_cache(maxsize=_WORDS_CACHED)
-def _run_terms(run: str) -> tuple[str, ...]:
-    return tuple(
-        _stem(word)
-        for word in _parts(run)
-        if (len(word) > 1 or _CJK.match(word)) and word not in STOP_WORDS
-    )
-
-
-@cache
-def _synonyms() -> dict[str, tuple[str, ...]]:
-    """Stemmed word -> the stems of its groups' other words."""
-    found: dict[str, set[str]] = defaultdict(set)
-    for group in SYNONYMS:
-        stems = {_stem(word) for word in group}
-        for stem in stems:
-            found[stem] |= stems - {stem}
-    return {stem: tuple(sorted(others)) for stem, others in found.items()}
-
-
-@cache
-def _closed_class() -> frozenset[str]:
-    """Query words whose group's idf stands for them: actions, and "who"."""
-    return action_terms() | {_stem(word) for word in ("who", "whose")}
-
-
-@cache
-def action_terms() -> frozenset[str]:
-    """The stems of every word of ACTIONS."""
-    return frozenset(_stem(word) for group in ACTIONS for word in group)
-
-
-@cache
-def _phrases() -> re.Pattern[str]:
-    longest_first = sorted(PHRASES, key=len, reverse=True)
-    spaced = (r"\s+".join(map(re.escape, phrase.split())) for phrase in longest_first)
-    return re.compile(r"\b(?:" + "|".join(spaced) + r")\b", re.IGNORECASE)
-
-
-def rephrase(query: str) -> str:
-    """The query with its phrases (PHRASES: "how many", "Turn  off", "sign up"...) read as the words
-    they mean; the rest as typed: its case splits identifiers (`confirmCarbonOffset`)."""
-    return _phrases().sub(lambda match: PHRASES[" ".join(match.group().lower().split())], query)
-
-
-def expand(query: str) -> list[dict[str, float]]:
-    """Each distinct query term (phrases read first) with its synonyms: term -> weight (the term's own
-    1.0)."""
-    table = _synonyms()
-    expanded = []
-    for term in dict.fromkeys(analyze(rephrase(query))):
-        variants = {other: SYNONYM_WEIGHT for other in table.get(term, ())}
-        expanded.append(variants | {term: 1.0})
-    return expanded
 
 
 def fields_of_wire_tool(tool: Mapping[str, Any]) -> dict[str, str]:
@@ -390,7 +274,7 @@ class SearchIndex:
             idf = self._idf(len(frequencies))
             best = {number: idf * tf / (K1 + tf) for number, tf in frequencies.items()}
             for term in (term for term, weight in variants.items() if weight == 1.0):
-                if term in _closed_class():
+                if term in closed_class():
                     continue
                 postings = self._postings.get(term, {})
                 own = self._idf(len(postings))
