@@ -7,9 +7,12 @@ one of them counts as a hit): the dev set, whose misses a ranking change may loo
 `benchmarks/search_eval/heldout/*.yaml` is the held-out set, same format, over other specs, written
 before the ranking was improved: reported separately, never looked at to tune the ranking (one decision
 has since been informed by it). `benchmarks/search_eval/heldout2/*.yaml` is held-out 2, same format, over
-four more specs, written and committed before any search ran on them: the untouched measure. Each spec
-is generated in memory by the real pipeline; its `search_index.json` is loaded by the generated
-package's own `search.py` (`SearchIndex`), as the server does.
+four more specs, written and committed before any search ran on them. `benchmarks/search_eval/heldout3/`
+is held-out 3: GitHub's REST API, a spec outside the corpus (npm `@octokit/openapi`, which
+`bash scripts/setup` installs into `.cache/npm`), written before any search ran on it to decide one
+change (the path-depth prior) by a rule fixed beforehand. Each spec is generated in memory by the real
+pipeline; its `search_index.json` is loaded by the generated package's own `search.py`
+(`SearchIndex`), as the server does.
 
 Known items: each tool of every set's specs searched for by its own name (as an agent that knows or
 guesses an operationId) and by its title: how often it comes first, and within five.
@@ -42,8 +45,17 @@ REPO = Path(__file__).resolve().parents[1]
 TASKS_DIR = Path(__file__).with_name("search_eval")
 HELDOUT_DIR = TASKS_DIR / "heldout"
 HELDOUT2_DIR = TASKS_DIR / "heldout2"
-SETS = {"dev": TASKS_DIR, "held-out": HELDOUT_DIR, "held-out 2": HELDOUT2_DIR}  # reported in this order
+HELDOUT3_DIR = TASKS_DIR / "heldout3"
+SETS = {  # reported in this order
+    "dev": TASKS_DIR,
+    "held-out": HELDOUT_DIR,
+    "held-out 2": HELDOUT2_DIR,
+    "held-out 3": HELDOUT3_DIR,
+}
 CORPUS = REPO.parent / "shared" / "corpus" / "specs"
+# GitHub's own description of its REST API, from the npm package tools/npm pins
+GITHUB_SPECS = REPO / ".cache" / "npm" / "node_modules" / "@octokit" / "openapi" / "generated"
+SPECS_OUTSIDE_CORPUS = {HELDOUT3_DIR: GITHUB_SPECS}  # a set's specs folder, when not the corpus
 PACKAGE = "search_eval"
 DEPTH = 5  # recall@5
 PAGE = 10  # recall@10: what an agent sees with search_tools' default limit
@@ -226,8 +238,15 @@ class Run:
     largest: str  # that spec's name
 
 
+def specs_folder(tasks: Path, corpus: Path = CORPUS) -> Path:
+    """Where the specs of the task files in `tasks` are: the corpus, or a folder of their own."""
+    return SPECS_OUTSIDE_CORPUS.get(tasks, corpus)
+
+
 def run(corpus: Path = CORPUS, repeats: int = 20) -> Run:
-    generated = {name: generate_all(corpus, directory) for name, directory in SETS.items()}
+    generated = {
+        name: generate_all(specs_folder(directory, corpus), directory) for name, directory in SETS.items()
+    }
     largest = max(generated["dev"], key=lambda spec: len(spec.names))
     queries = [task.query for task in largest.tasks.tasks]
     return Run(

@@ -291,7 +291,10 @@ def test_the_index_file_is_json_with_one_entry_per_tool_and_sorted_terms(tracker
     text = tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
     data = json.loads(text)
     assert data["format"] == search.FORMAT_VERSION
-    assert data["tools"] == [[tool.name, tool.toolset] for tool in tracker.model.tools]
+    assert data["tools"] == [
+        [tool.name, tool.toolset, search.path_depth(tool.path)] for tool in tracker.model.tools
+    ]
+    assert [depth for *_, depth in data["tools"]][:3] == [1, 1, 2]  # /issues, /issues, /issues/{issue_id}
     assert list(data["terms"]) == sorted(data["terms"])
     assert set(data["averageLengths"]) == set(search.FIELDS)
     postings = data["terms"]["stargaz"]
@@ -342,8 +345,9 @@ def test_the_right_tool_comes_first(index: Any, query: str, expected: list[str])
 
 def test_exact_ranking_and_total_of_a_query(index: Any) -> None:
     assert index.search("delete issue", limit=10) == (
-        # the path of get/update/delete holds "issue" twice; addIssueComment's name once, no summary
-        ["deleteIssue", "getIssue", "updateIssue", "createIssue", "listIssues", "addIssueComment"],
+        # the path of get/update/delete holds "issue" twice, but is a segment deeper: the depth prior
+        # (search.DEPTH_PRIOR) outweighs the second "issue"; addIssueComment: its name once, no summary
+        ["deleteIssue", "createIssue", "listIssues", "getIssue", "updateIssue", "addIssueComment"],
         6,
     )
 
