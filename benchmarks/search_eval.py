@@ -243,9 +243,17 @@ def specs_folder(tasks: Path, corpus: Path = CORPUS) -> Path:
     return SPECS_OUTSIDE_CORPUS.get(tasks, corpus)
 
 
+def missing_sets(corpus: Path = CORPUS) -> list[str]:
+    """The sets whose specs folder is not here (no corpus beside the repository, or no setup run)."""
+    return [name for name, directory in SETS.items() if not specs_folder(directory, corpus).is_dir()]
+
+
 def run(corpus: Path = CORPUS, repeats: int = 20) -> Run:
+    """Every set whose specs are here (the dev set's must be)."""
     generated = {
-        name: generate_all(specs_folder(directory, corpus), directory) for name, directory in SETS.items()
+        name: generate_all(specs_folder(directory, corpus), directory)
+        for name, directory in SETS.items()
+        if name not in missing_sets(corpus)
     }
     largest = max(generated["dev"], key=lambda spec: len(spec.names))
     queries = [task.query for task in largest.tasks.tasks]
@@ -281,9 +289,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=20, help="times each query is timed")
     parser.add_argument("--misses", action="store_true", help="also print the tasks missed at 5")
     args = parser.parse_args(argv)
+    missing = missing_sets(args.corpus)
+    if "dev" in missing:
+        print(f"search_eval: no corpus at {args.corpus}", file=sys.stderr)
+        return 2
     done = run(args.corpus, args.repeats)
     for name, results in done.by_set.items():
         print(f"{name}:\n{table(results)}\n")
+    for name in missing:
+        folder = specs_folder(SETS[name], args.corpus)
+        print(f"{name}: not measured: {folder} is not here (bash scripts/setup installs it)\n")
     print(f"each tool searched for by its name and by its title:\n{known_items_table(done.known)}\n")
     print(f"search median on {done.largest}: {done.median_ms:.2f} ms")
     if args.misses:  # the dev set's only: the held-out sets' misses are not for tuning

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from corpus_specs import CORPUS_MISSING, CORPUS_SPECS
 
+from benchmarks import search_eval
 from benchmarks.search_eval import (
     GITHUB_SPECS,
     HELDOUT2_DIR,
@@ -28,7 +29,9 @@ from benchmarks.search_eval import (
     known_items,
     known_items_table,
     load_task_files,
+    main,
     median_search_ms,
+    missing_sets,
 )
 
 pytestmark = pytest.mark.skipif(not CORPUS_SPECS.is_dir(), reason=CORPUS_MISSING)
@@ -192,3 +195,14 @@ def test_a_tool_searched_for_by_its_name_comes_first_and_by_its_title_within_fiv
     assert names >= 3830 // 5 and titles >= 3830 // 5  # every spec's tools have titles here
     assert sum(row.by_name_at_1 for row in rows) == names, known_items_table(rows)
     assert sum(row.by_title_at_5 for row in rows) >= BY_TITLE_AT_5_FLOOR * titles, known_items_table(rows)
+
+
+def test_a_set_without_its_specs_is_not_measured_and_without_the_dev_set_nothing_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nowhere = tmp_path / "none"
+    monkeypatch.setitem(search_eval.SPECS_OUTSIDE_CORPUS, HELDOUT3_DIR, nowhere)
+    assert missing_sets(CORPUS_SPECS) == ["held-out 3"]
+    assert missing_sets(nowhere) == ["dev", "held-out", "held-out 2", "held-out 3"]
+    assert main(["--corpus", str(nowhere)]) == 2
+    assert capsys.readouterr().err == f"search_eval: no corpus at {nowhere}\n"
