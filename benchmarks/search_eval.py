@@ -250,10 +250,11 @@ def missing_sets(corpus: Path = CORPUS) -> list[str]:
 
 def run(corpus: Path = CORPUS, repeats: int = 20) -> Run:
     """Every set whose specs are here (the dev set's must be)."""
+    missing = missing_sets(corpus)
     generated = {
         name: generate_all(specs_folder(directory, corpus), directory)
         for name, directory in SETS.items()
-        if name not in missing_sets(corpus)
+        if name not in missing
     }
     largest = max(generated["dev"], key=lambda spec: len(spec.names))
     queries = [task.query for task in largest.tasks.tasks]
