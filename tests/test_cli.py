@@ -102,7 +102,7 @@ def test_a_successful_generation_exits_0_and_prints_the_summary_line(tmp_path: P
         "petstore-mcp: environment: PETSTORE_API_KEY_KEY (required, secret); 20 optional settings in "
         "petstore-mcp/README.md",
         "petstore-mcp: add it to Claude Code (after `pip install ./petstore-mcp`):",
-        "  claude mcp add --transport stdio --env PETSTORE_API_KEY_KEY=your-secret petstore -- petstore",
+        "  claude mcp add --transport stdio petstore --env PETSTORE_API_KEY_KEY=your-secret -- petstore",
         "petstore-mcp: Claude Desktop, VS Code, Cursor, uvx, HTTP and more: petstore-mcp/README.md "
         "(Use it from a client)",
     ]

@@ -6,8 +6,11 @@ Every snippet is built by a serializer (`json.dumps`, `shlex.join`), never by pa
 spec text reaches them only as values (a default base URL, a variable's meaning). The formats, as
 the clients document them:
 
-- Claude Code: `claude mcp add [--transport stdio|http] [--env KEY=VALUE] [--header "K: V"] NAME
-  -- COMMAND ARGS` (options before the name; `--` before the server's command), code.claude.com/docs/en/mcp
+- Claude Code: `claude mcp add --transport stdio NAME [--env KEY=VALUE ...] -- COMMAND ARGS` and
+  `claude mcp add --transport http NAME URL [--header "K: V"]`, code.claude.com/docs/en/mcp. The
+  name comes before `--env`: that option takes several values (`<env...>`), so a name after it is
+  read as one more variable and the command fails ("missing required argument 'commandOrUrl'",
+  Claude Code 2.1.197); `--` ends the options before the server's command
 - Claude Desktop: `claude_desktop_config.json`, `{"mcpServers": {NAME: {"command", "args", "env"}}}`
   (stdio servers; remote ones are added as connectors in Settings), modelcontextprotocol.io/quickstart/user
 - VS Code: `.vscode/mcp.json`, `{"inputs": [...], "servers": {NAME: {"type": "stdio", "command",
@@ -123,7 +126,7 @@ class ClientSetup:
         command, args = self.launch(form)
         env = [word for v in self.needed for word in ("--env", f"{v.name}={v.placeholder}")]
         return shlex.join(
-            ["claude", "mcp", "add", "--transport", "stdio", *env, self.name, "--", command, *args]
+            ["claude", "mcp", "add", "--transport", "stdio", self.name, *env, "--", command, *args]
         )
 
     def claude_desktop(self, form: Form) -> str:

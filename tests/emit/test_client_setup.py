@@ -83,11 +83,13 @@ def test_alternative_schemes_and_client_credentials_are_optional_credentials() -
 
 
 def test_claude_code_commands_are_the_documented_form_in_shell_words() -> None:
+    """The name before `--env`, whose several values would take it (tests/e2e/test_e2e_claude_code.py
+    runs these lines in Claude Code itself)."""
     setup = setup_of(PETSTORE, "petstore", "PETSTORE")
     add = ["claude", "mcp", "add"]
     assert shlex.split(setup.claude_code("installed")) == [
-        *add, "--transport", "stdio", "--env", "PETSTORE_API_KEY_KEY=your-secret",
-        "petstore", "--", "petstore",
+        *add, "--transport", "stdio", "petstore", "--env", "PETSTORE_API_KEY_KEY=your-secret",
+        "--", "petstore",
     ]  # fmt: skip
     assert shlex.split(setup.claude_code("uvx"))[-5:] == [
         "--",

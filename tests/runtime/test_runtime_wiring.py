@@ -53,11 +53,39 @@ async def test_other_requests_pass_through_the_middleware() -> None:
         return {"n": len(seen)}
 
     class Ctx:
-        method, protocol_version = "tools/call", "2025-11-25"
+        method, protocol_version, request_id = "tools/call", "2025-11-25", 1
 
     assert await listed(Ctx(), call_next) == {"n": 1}
     assert await listed(Ctx(), call_next) == {"n": 2}
     assert listed.answers == {}
+
+
+class ListCtx:
+    method, protocol_version = "tools/list", "2025-11-25"
+
+    def __init__(self, request_id: int | None) -> None:
+        self.request_id = request_id
+
+
+@pytest.mark.anyio
+async def test_only_a_requests_answer_listing_tools_is_kept() -> None:
+    """A notification's None (the SDK's answer to a notification-shaped tools/list) and an answer
+    without a tools list are passed on and not kept: kept, they would be every later list."""
+    listed = wiring.ListedOnce(lambda ctx: "view")
+    answers: list[Any] = [None, {}, {"tools": "none"}, {"tools": [{"name": "a"}]}, {"tools": []}]
+
+    async def call_next(ctx: Any) -> Any:
+        return answers.pop(0)
+
+    assert await listed(ListCtx(None), call_next) is None
+    assert listed.answers == {}
+    assert await listed(ListCtx(2), call_next) == {}
+    assert await listed(ListCtx(3), call_next) == {"tools": "none"}
+    assert listed.answers == {}
+    assert await listed(ListCtx(4), call_next) == {"tools": [{"name": "a"}]}
+    assert await listed(ListCtx(5), call_next) == {"tools": [{"name": "a"}]}
+    assert listed.answers == {("2025-11-25", "view"): {"tools": [{"name": "a"}]}}
+    assert answers == [{"tools": []}]
 
 
 RUNTIME_FILES = sorted((Path(__file__).resolve().parents[2] / "templates" / "package").glob("*.py"))

@@ -19,21 +19,28 @@ MODERN = (
 class ListedOnce:
     """Middleware: the first tools/list of each protocol version and tool list (a request's view,
     its enabled toolsets) goes through the SDK (which checks and shapes the result); every later
-    one gets that same result. 256 are kept."""
+    one gets that same result. 256 are kept.
+
+    Only a request's answer that lists tools is kept: a notification shaped like tools/list (no
+    id, or an id the SDK reads as none, such as 1.5) gets no answer, and the SDK hands its
+    middleware None for it; kept, that None would be every later session's tools/list."""
 
     def __init__(self, key: Callable[[Any], Any]) -> None:
         self.key = key
         self.answers: OrderedDict[Any, Any] = OrderedDict()
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
-        if ctx.method != "tools/list":
+        if ctx.method != "tools/list" or ctx.request_id is None:
             return await call_next(ctx)
         key = (ctx.protocol_version, self.key(ctx))
-        if key not in self.answers:
-            self.answers[key] = await call_next(ctx)
+        if (kept := self.answers.get(key)) is not None:
+            return kept
+        answer = await call_next(ctx)
+        if isinstance(answer, dict) and isinstance(answer.get("tools"), list):
+            self.answers[key] = answer
             if len(self.answers) > 256:
                 self.answers.popitem(last=False)
-        return self.answers[key]
+        return answer
 
 
 def event_loop_options() -> dict[str, Any]:
