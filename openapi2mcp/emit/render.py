@@ -15,7 +15,7 @@ from openapi2mcp.emit.client_setup import FORMS, client_setup
 from openapi2mcp.emit.filters import FILTERS
 from openapi2mcp.emit.mcpb import bundle_files
 from openapi2mcp.emit.models import class_names
-from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, search_index_text
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module, search_index_text
 from openapi2mcp.emit.tool_data import tool_data, tool_details, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 
@@ -247,10 +247,20 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             " --dynamic-toolsets overrides it",
         ),
         *(replace(variable, http_only=True) for variable in _access_variables(prefix)),
+        *_http_limit_variables(prefix),
     ]
     for scheme in model.security_schemes:
         found.extend(_scheme_variables(scheme))
     return found
+
+
+def _http_limit_variables(prefix: str) -> list[Variable]:
+    """What one HTTP peer may hold of the server (the runtime's http_limits.py, with its defaults)."""
+    limits = runtime_module(templates_dir() / "package", "http_limits").HTTP_LIMITS
+    return [
+        Variable(f"{prefix}_{suffix}", f"HTTP: {meaning} (default {default:g})", http_only=True)
+        for suffix, _field, default, meaning in limits
+    ]
 
 
 def _access_variables(prefix: str) -> list[Variable]:

@@ -624,6 +624,12 @@ class HttpServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
 
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        """The server's process (the leader of its process group)."""
+        assert self._process is not None and self._process.process is not None, "not started"
+        return self._process.process
+
     def start(self) -> HttpServer:
         for _attempt in range(3):
             self.port = free_port()

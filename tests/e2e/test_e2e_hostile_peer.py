@@ -4,14 +4,31 @@ client, as another, must keep being served."""
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import json
+import signal
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx2
 import pytest
-from e2e_support import CALL_TIMEOUT, CLIENT_MODES, Generated, HttpServer, Packages, run_async
-from recording_upstream import RecordingUpstream
+from e2e_support import (
+    CALL_TIMEOUT,
+    CLIENT_MODES,
+    Generated,
+    HttpServer,
+    Packages,
+    minimal_env,
+    run_async,
+    wait_until,
+)
+from recording_upstream import RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 TOKEN = "hostile-peer-token"
@@ -39,19 +56,17 @@ def post(server: HttpServer, message: dict[str, Any] | bytes, session: str | Non
     return httpx2.post(server.url, content=body, headers=headers, timeout=CALL_TIMEOUT)
 
 
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "peer", "version": "1"}},
+}
+
+
 def legacy_session(server: HttpServer) -> str:
     """A 2025-11-25 session, handshake done, as a raw client holds it."""
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "peer", "version": "1"},
-        },
-    }
-    answer = post(server, initialize)
+    answer = post(server, INITIALIZE)
     assert answer.status_code == 200, answer.text
     session = answer.headers["mcp-session-id"]
     assert post(server, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session).status_code == 202
@@ -100,3 +115,153 @@ def _sse_or_json(answer: httpx2.Response) -> dict[str, Any]:
     messages = [json.loads(item) for item in data if item]
     assert len(messages) == 1, answer.text
     return dict(messages[0])
+
+
+# ---- connections and sessions: what one peer may hold --------------------------------------------
+
+LIMITS = {  # small, so that the test reaches them quickly (defaults: http_limits.HTTP_LIMITS)
+    "HTTP_REQUEST_TIMEOUT": "2",
+    "HTTP_IDLE_TIMEOUT": "1",
+    "HTTP_MAX_CONNECTIONS": "300",
+    "HTTP_MAX_CONNECTIONS_PER_CLIENT": "40",
+    "HTTP_MAX_SESSIONS": "8",
+    "HTTP_SHUTDOWN_TIMEOUT": "2",
+}
+SLOW_PET = 20.0  # seconds the upstream takes to answer GET /pets/slow
+ATTACKER = "127.0.0.2"  # another loopback address: Linux routes all of 127/8 to lo
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[RecordingUpstream]:
+    routes = {"/pets/slow": Reply(body=b'{"id":"slow"}', delay=SLOW_PET), "/pets": Reply(body=b"[]")}
+    with RecordingUpstream(routes=routes) as recording:
+        yield recording
+
+
+def limited_server(packages: Packages, upstream: RecordingUpstream, log: Path, **more: str) -> HttpServer:
+    petstore: Generated = packages.get("petstore.yaml")
+    env = petstore.env(upstream.url, MCP_TOKENS=TOKEN, API_KEY_KEY="k", **{**LIMITS, **more})
+    return HttpServer(petstore, env, log, args=["--auth", "token"]).start()
+
+
+@pytest.fixture
+def limited(packages: Packages, upstream: RecordingUpstream, tmp_path: Path) -> Iterator[HttpServer]:
+    running = limited_server(packages, upstream, tmp_path / "server.log")
+    yield running
+    running.stop()
+
+
+async def served_within(server: HttpServer, seconds: float) -> float:
+    """A legitimate client's initialize, tools/list and a call, timed; fails past `seconds`."""
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    started = time.monotonic()
+    with anyio.fail_after(seconds):
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx2.AsyncClient(headers=headers, timeout=seconds) as http:
+            transport = streamable_http_client(server.url, http_client=http)
+            async with Client(transport, mode="legacy", read_timeout_seconds=seconds) as client:
+                assert len((await client.list_tools()).tools) == PETSTORE_TOOLS
+                result = await client.call_tool("listPets", {})
+                assert not result.is_error, result
+    return time.monotonic() - started
+
+
+def connect(port: int, source: str = ATTACKER) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+    sock.settimeout(0.0)
+    return sock
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """The server closed (or reset) the connection: a read gives EOF instead of would-block."""
+    try:
+        return sock.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_endless_request_heads_are_closed_and_a_client_is_still_served(limited: HttpServer) -> None:
+    """30 connections send a request head a byte every 0.2 s: each is closed within the request
+    timeout (2 s) plus a margin, while a legitimate client is served within 1 s."""
+    head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"a" * 400
+    slow = [connect(limited.port) for _ in range(30)]
+    started = time.monotonic()
+    try:
+        for step in range(len(head)):
+            alive = [sock for sock in slow if not closed_by_server(sock)]
+            if not alive:
+                break
+            assert time.monotonic() - started < 6.0, f"{len(alive)} slow heads still open after 6 s"
+            for sock in alive:
+                with contextlib.suppress(OSError):
+                    sock.send(head[step : step + 1])
+            if step == 3:
+                assert run_async(lambda: served_within(limited, 1.0)) < 1.0
+            time.sleep(0.2)
+        assert 2.0 <= time.monotonic() - started < 6.0
+    finally:
+        for sock in slow:
+            sock.close()
+
+
+def test_idle_connections_over_the_limits_are_closed_and_a_client_is_still_served(
+    limited: HttpServer,
+) -> None:
+    """One address opens 200 idle connections: those past its 40 are closed at once, the 40 after
+    the request timeout; another address is served within 1 s meanwhile."""
+    idle = [connect(limited.port) for _ in range(200)]
+    try:
+        time.sleep(0.5)
+        closed = [closed_by_server(sock) for sock in idle]
+        assert closed.count(False) == 40, closed.count(False)
+        assert run_async(lambda: served_within(limited, 1.0)) < 1.0
+        time.sleep(2.5)
+        assert all(closed_by_server(sock) for sock, was in zip(idle, closed, strict=True) if not was)
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_sessions_past_the_limit_get_503_and_open_ones_are_still_served(limited: HttpServer) -> None:
+    sessions = [legacy_session(limited) for _ in range(8)]
+    refused = post(limited, INITIALIZE)
+    assert refused.status_code == 503, refused.text
+    listed = post(limited, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, sessions[0])
+    assert len(_sse_or_json(listed)["result"]["tools"]) == PETSTORE_TOOLS
+
+
+def test_sigterm_ends_the_server_with_a_call_in_flight(
+    packages: Packages, upstream: RecordingUpstream, tmp_path: Path
+) -> None:
+    """A call waits 20 s on the upstream; SIGTERM ends the server within the shutdown timeout (2 s)
+    and a margin."""
+    server = limited_server(packages, upstream, tmp_path / "server.log")
+    session = legacy_session(server)
+    call = {"jsonrpc": "2.0", "id": 5, "method": "tools/call"}
+    call["params"] = {"name": "showPetById", "arguments": {"petId": "slow"}}
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(post, server, call, session)
+        assert wait_until(lambda: any(r.path == "/pets/slow" for r in upstream.requests), 10)
+        process = server.process
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
+        assert time.monotonic() - started < 5.0
+        with contextlib.suppress(httpx2.HTTPError):
+            pending.result(timeout=10)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "ten", "nan", "inf"])
+def test_a_bad_limit_is_refused_at_start_naming_its_variable(
+    packages: Packages, upstream: RecordingUpstream, tmp_path: Path, value: str
+) -> None:
+    petstore: Generated = packages.get("petstore.yaml")
+    env = minimal_env(petstore.env(upstream.url, MCP_TOKENS=TOKEN, HTTP_MAX_SESSIONS=value))
+    argv = [str(petstore.command), "--transport", "http", "--port", "9", "--auth", "token"]
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    assert f"PETSTORE_HTTP_MAX_SESSIONS must be a positive int, got {value!r}" in done.stderr

@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import endpoint_auth as ea  # type: ignore[import-not-found,unused-ignore]
+    import http_limits as hl  # type: ignore[import-not-found,unused-ignore]
     import oauth  # type: ignore[import-not-found,unused-ignore]
     import runtime  # type: ignore[import-not-found,unused-ignore]
     from views import NarrowedPaths  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import endpoint_auth as ea
+    from . import http_limits as hl
     from . import oauth, runtime
     from .views import NarrowedPaths
 
@@ -90,6 +92,10 @@ def start_problem(args: argparse.Namespace, settings: runtime.Settings) -> str |
             f"--workers {args.workers} needs --stateless: a session lives in one process, and the"
             " next request of that session may reach another"
         )
+    try:
+        hl.HttpLimits.from_env(settings.env, settings.prefix)
+    except hl.LimitError as error:
+        return str(error)
     return ea.bind_problem(args.host, settings.endpoint_auth, args.allow_unauthenticated)
 
 
@@ -112,8 +118,14 @@ def app(
         resource = auth.resource_url or f"http://{_url_host(host)}:{port}/mcp"
         options, routes = oauth.resource_server(auth, resource)
         routes[HEALTH_PATH] = healthz
+    limits = limits_of(tools.settings)
     inner = server.streamable_http_app(
-        host=host, json_response=not sse, stateless_http=stateless, **options
+        host=host,
+        json_response=not sse,
+        stateless_http=stateless,
+        max_sessions=limits.max_sessions,
+        session_idle_timeout=limits.session_idle_timeout,
+        **options,
     )
     narrowed: ea.App = NarrowedPaths(inner, tools.resolve)
     if stateless:
@@ -130,12 +142,20 @@ def serve(
     the app again from the same command line (`argv`) and environment (`worker_app`)."""
     import uvicorn
 
+    if TYPE_CHECKING or not __package__:  # imported here: uvicorn takes a while to import
+        from http_guard import GuardedH11  # type: ignore[import-not-found,unused-ignore]
+    else:
+        from .http_guard import GuardedH11
+
+    GuardedH11.limits = limits_of(tools.settings)  # each --workers process sets its own
+    options = {"http": GuardedH11, **GuardedH11.limits.uvicorn_options()}
     served = app(server, tools, args.host, args.port, args.stateless, args.sse)
     if _WORKER_APPS is not None:  # in a worker process: worker_app serves it
         _WORKER_APPS.append(served)
         return
+    hl.open_file_limit()
     if args.workers == 1:
-        uvicorn.run(served, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(served, host=args.host, port=args.port, log_level="warning", **options)
         return
     os.environ[WORKER_ARGV] = json.dumps(list(argv))
     factory = f"{__package__}.http_serving:worker_app"
@@ -146,11 +166,17 @@ def serve(
         host=args.host,
         port=args.port,
         log_level="warning",
+        **options,
     )
     from uvicorn.supervisors import Multiprocess
 
     with contextlib.suppress(KeyboardInterrupt):
         Multiprocess(config, sockets=[tcp_socket(args.host, args.port)]).run()
+
+
+def limits_of(settings: runtime.Settings) -> hl.HttpLimits:
+    """The HTTP limits of PREFIX_HTTP_* (start_problem has checked them)."""
+    return hl.HttpLimits.from_env(settings.env, settings.prefix)
 
 
 def tcp_socket(host: str, port: int) -> socket.socket:
