@@ -17,9 +17,8 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import anyio.to_thread
@@ -33,7 +32,6 @@ else:
     from .endpoint_auth import App, EndpointAuth, Scope
 
 logger = logging.getLogger(__name__)
-T = TypeVar("T")
 
 # asymmetric signatures only: never `none`, never an HMAC keyed with a public key
 ALGORITHMS = [
@@ -143,64 +141,65 @@ class JwtVerifier:
 
 
 class IssuerKeys:
-    """The issuer's signing keys. The JWKS URL: the configured one, else the issuer's metadata's
-    (fetched once it answers, then kept). The JWKS is kept JWKS_LIFESPAN seconds and then fetched
-    again; a `kid` not in it fetches it again at most every KID_COOLDOWN seconds (PyJWKClient),
-    else the token is refused. A fetch that fails (unreachable, a timeout, an error status, not
-    JSON, no JWKS named) raises IssuerUnavailable, and so does each fetch of the next RETRY_AFTER
-    seconds without trying: a down issuer is asked once per RETRY_AFTER, not once per request."""
+    """The issuer's signing keys, by `kid`. The JWKS URL: the configured one, else the `jwks_uri` of
+    the issuer's metadata (kept once found). The JWKS is used JWKS_LIFESPAN seconds, then fetched
+    again; a `kid` not in it fetches it again if the last fetch is KID_COOLDOWN seconds old, else
+    the token is refused. A fetch that fails (unreachable, a timeout, an error status, not JSON, no
+    usable key, no JWKS named) raises IssuerUnavailable, as does every fetch of the next
+    RETRY_AFTER seconds, without trying: a down issuer is asked once per RETRY_AFTER at most. Keys
+    older than JWKS_LIFESPAN are never used, even while the issuer is down."""
 
     def __init__(self, issuer: str, jwks_url: str | None, prefix: str) -> None:
-        self.issuer, self.prefix = issuer, prefix
-        self._client: Any = None if jwks_url is None else _jwks_client(jwks_url, self)
-        self._lock = threading.Lock()
-        self._failure = 0.0, ""  # when the last fetch failed (time.monotonic()), and why
+        self.issuer, self.prefix, self.url = issuer, prefix, jwks_url
+        self._keys: dict[str, Any] = {}  # kid: jwt.PyJWK
+        self._fetched = -math.inf  # time.monotonic() of the last fetch of the JWKS
+        self._failure = -math.inf, ""  # when the last fetch failed, and why
+        self._lock = threading.Lock()  # one fetch at a time; the others wait for its keys
 
     def signing_key(self, kid: str) -> Any:
-        """The jwt.PyJWK of `kid`; jwt.PyJWKClientError if the JWKS has none."""
-        with self._lock:
-            if self._client is None:
-                url = self.fetching(lambda: discovered_jwks_url(self.issuer, self.prefix))
-                self._client = _jwks_client(url, self)
-            client = self._client
-        return client.get_signing_key(kid)
-
-    def fetching(self, fetch: Callable[[], T]) -> T:
-        """fetch()'s result; IssuerUnavailable when it fails or when the last one failed less than
-        RETRY_AFTER seconds ago (then without calling it)."""
+        """The jwt.PyJWK of `kid`; jwt.InvalidTokenError if the JWKS has none."""
         import jwt
 
+        with self._lock:
+            age = time.monotonic() - self._fetched
+            if age >= JWKS_LIFESPAN or (kid not in self._keys and age >= KID_COOLDOWN):
+                self._keys = self._fetch()
+                self._fetched = time.monotonic()
+            if kid not in self._keys:
+                raise jwt.InvalidTokenError(f"the issuer's JWKS has no key {kid[:100]!r}")
+            return self._keys[kid]
+
+    def _fetch(self) -> dict[str, Any]:
+        """The JWKS's signing keys; IssuerUnavailable."""
+        import jwt
+
+        def fetch() -> dict[str, Any]:
+            self.url = self.url or discovered_jwks_url(self.issuer, self.prefix)
+            data = _get_json(self.url)
+            if not isinstance(data, dict):
+                raise ValueError(f"{self.url} answered JSON that is not a JWKS")
+            keys = jwt.PyJWKSet.from_dict(data).keys
+            return {k.key_id: k for k in keys if k.key_id and k.public_key_use in ("sig", None)}
+
         since, reason = time.monotonic() - self._failure[0], self._failure[1]
-        if reason and since < RETRY_AFTER:
+        if since < RETRY_AFTER:
             raise IssuerUnavailable(reason, max(1, math.ceil(RETRY_AFTER - since)))
         try:
             return fetch()
-        except (OSError, ValueError, http.client.HTTPException, jwt.PyJWKClientError) as error:
-            failure = (
-                (error.__cause__ or error) if isinstance(error, jwt.PyJWKClientError) else error
-            )
-            self._failure = time.monotonic(), _short(failure)
+        except (OSError, ValueError, http.client.HTTPException, jwt.PyJWTError) as error:
+            self._failure = time.monotonic(), _short(error)
         except JwksUnavailable as error:
             self._failure = time.monotonic(), str(error)
         logger.warning("the issuer's keys are unavailable: %s", self._failure[1])
         raise IssuerUnavailable(self._failure[1], RETRY_AFTER)
 
 
-def _jwks_client(url: str, keys: IssuerKeys) -> Any:
-    """A jwt.PyJWKClient of `url` whose fetches go through keys.fetching."""
-    import jwt
-
-    class Client(jwt.PyJWKClient):
-        def fetch_data(self) -> Any:
-            return keys.fetching(super().fetch_data)
-
-    return Client(
-        url,
-        cache_jwk_set=True,
-        lifespan=JWKS_LIFESPAN,
-        timeout=FETCH_TIMEOUT,
-        cooldown_duration=KID_COOLDOWN,
-    )
+def _get_json(url: str) -> Any:
+    """The JSON document at `url` (at most 1 MB): urllib.error.HTTPError for an error status,
+    OSError when unreachable or after FETCH_TIMEOUT seconds, ValueError when not JSON."""
+    request = urllib.request.Request(url, headers={"Accept": "application/json"})
+    with urllib.request.urlopen(request, timeout=FETCH_TIMEOUT) as answer:
+        return json.loads(answer.read(1_000_000))
 
 
 def discovered_jwks_url(issuer: str, prefix: str) -> str:
@@ -215,8 +214,7 @@ def discovered_jwks_url(issuer: str, prefix: str) -> str:
     ]
     for url in candidates:
         try:
-            with urllib.request.urlopen(url, timeout=FETCH_TIMEOUT) as answer:
-                data = json.loads(answer.read(1_000_000))
+            data = _get_json(url)
         except urllib.error.HTTPError as error:
             error.close()
             if error.code >= 500 or error.code == 429:
