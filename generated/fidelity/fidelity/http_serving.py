@@ -115,6 +115,8 @@ def app(
     inner = server.streamable_http_app(
         host=host, json_response=not sse, stateless_http=stateless, **options
     )
+    if auth.mode == "oauth":
+        inner = oauth.OutageAnswers(inner)  # 503 while the issuer's keys are unavailable
     narrowed: ea.App = NarrowedPaths(inner, tools.resolve)
     if stateless:
         narrowed = Sessionless(narrowed)
