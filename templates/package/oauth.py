@@ -205,20 +205,22 @@ def _get_json(url: str) -> Any:
 def discovered_jwks_url(issuer: str, prefix: str) -> str:
     """The `jwks_uri` of the issuer's metadata: RFC 8414 (oauth-authorization-server, path
     inserted after the host), then OpenID Connect discovery (openid-configuration, appended).
-    A document missing (4xx) or not JSON: the next one; unreachable or 5xx: OSError."""
+    A document missing (4xx), failing (5xx, 429) or not JSON: the next one. The issuer unreachable:
+    OSError; none naming a JWKS: the HTTPError of a failing one (an outage), else JwksUnavailable.
+    """
     parts = urlsplit(issuer)
     origin, path = f"{parts.scheme}://{parts.netloc}", parts.path.rstrip("/")
     candidates = [
         f"{origin}/.well-known/oauth-authorization-server{path}",
         f"{origin}{path}/.well-known/openid-configuration",
     ]
+    failed: urllib.error.HTTPError | None = None
     for url in candidates:
         try:
             data = _get_json(url)
         except urllib.error.HTTPError as error:
             error.close()
-            if error.code >= 500 or error.code == 429:
-                raise
+            failed = error if error.code >= 500 or error.code == 429 else failed
             continue
         except ValueError:
             continue
@@ -229,6 +231,8 @@ def discovered_jwks_url(issuer: str, prefix: str) -> str:
                     *(url, data.get("issuer"), f"{prefix}_OAUTH_ISSUER", issuer, issuer),
                 )
             return str(data["jwks_uri"])
+    if failed is not None:
+        raise failed
     raise JwksUnavailable(
         f"no jwks_uri in the metadata of {issuer} ({' or '.join(candidates)}):"
         f" set {prefix}_OAUTH_JWKS_URL"

@@ -91,3 +91,24 @@ def test_a_jwks_that_cannot_be_used_makes_the_keys_unavailable(
     with pytest.raises(oauth.IssuerUnavailable) as raised:
         keys.signing_key("k1")
     assert (raised.value.reason, raised.value.retry_after) == (reason.replace("URL", upstream.url), 5)
+
+
+def test_discovery_goes_on_past_a_failing_document_and_warns_of_another_issuer(
+    upstream: Upstream, caplog: pytest.LogCaptureFixture
+) -> None:
+    issuer = upstream.url + "/realms/acme"
+    metadata = {"issuer": issuer + "/", "jwks_uri": issuer + "/protocol/openid-connect/certs"}
+    documents = {
+        "/.well-known/oauth-authorization-server/realms/acme": Reply(status=502),
+        "/realms/acme/.well-known/openid-configuration": Reply(body=json.dumps(metadata).encode()),
+        "/realms/acme/protocol/openid-connect/certs": Reply(body=jwks("k1")),
+    }
+    upstream.responder = lambda request: documents[request.path]
+    keys = oauth.IssuerKeys(issuer, None, "T")
+    with caplog.at_level("WARNING", logger=oauth.__name__):
+        assert keys.signing_key("k1").key_id == "k1"
+    assert [request.target for request in upstream.requests] == list(documents)
+    assert caplog.messages == [
+        f"{upstream.url}/realms/acme/.well-known/openid-configuration names the issuer {issuer + '/'!r},"
+        f" not T_OAUTH_ISSUER={issuer!r}: tokens whose `iss` is not {issuer!r} are refused"
+    ]
