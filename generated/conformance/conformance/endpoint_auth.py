@@ -26,12 +26,13 @@ class EndpointAuth:
 
     mode: str = "none"
     tokens: tuple[str, ...] = field(default=(), repr=False)
-    issuer: str | None = None
+    issuer: str | None = None  # as configured: `iss` must be exactly this (a trailing slash too)
     jwks_url: str | None = None  # None: the issuer's metadata says (oauth.py)
     resource_url: str | None = None  # None: http://HOST:PORT/mcp
     audience: str | None = None  # None: the resource URL
     read_scope: str = "mcp:read"
     write_scope: str = "mcp:write"
+    prefix: str = "PREFIX"  # of the variables, for messages
 
     @classmethod
     def from_env(
@@ -55,12 +56,13 @@ class EndpointAuth:
         return cls(
             mode=mode,
             tokens=tokens,
-            issuer=issuer.rstrip("/") if issuer else None,
+            issuer=issuer or None,
             jwks_url=get("OAUTH_JWKS_URL"),
             resource_url=get("RESOURCE_URL"),
             audience=get("OAUTH_AUDIENCE"),
             read_scope=get("OAUTH_READ_SCOPE") or cls.read_scope,
             write_scope=get("OAUTH_WRITE_SCOPE") or cls.write_scope,
+            prefix=prefix,
         )
 
 

@@ -127,6 +127,8 @@ def app(
         session_idle_timeout=limits.session_idle_timeout,
         **options,
     )
+    if auth.mode == "oauth":
+        inner = oauth.OutageAnswers(inner)  # 503 while the issuer's keys are unavailable
     narrowed: ea.App = NarrowedPaths(inner, tools.resolve)
     if stateless:
         narrowed = Sessionless(narrowed)
