@@ -56,20 +56,19 @@ def conform(value: Any, errors: Errors) -> Conformed | None:
     gives; None when even `{}` does not."""
     if not isinstance(value, dict):  # structuredContent is an object: another root type is left out
         return Conformed({}, ((),)) if not errors({}) else None
-    if not errors(value):
+    if not (found := errors(value)):
         return Conformed(value)
-    value = copy.deepcopy(value)
+    value = copy.deepcopy(value)  # the same paths: `found` holds for the copy
     left: list[Path] = []
     nulled: list[Path] = []
     for _ in range(_PASSES):
-        found = errors(value)
-        if not found:
-            return Conformed(value, *_kept(left, nulled))
         fixes = _outermost({path for error in found for path in _locations(error)})
         if () in fixes:
             return Conformed({}, ((),)) if value != {} and not errors({}) else None
         for path in sorted(fixes, key=lambda p: (len(p), _order(p)), reverse=True):
             _fix(value, path, left, nulled)
+        if not (found := errors(value)):
+            return Conformed(value, *_kept(left, nulled))
     return Conformed({}, ((),)) if not errors({}) else None
 
 
