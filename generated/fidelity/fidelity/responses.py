@@ -1,15 +1,18 @@
 """How one HTTP answer becomes one MCP tool result (pure: no I/O). A result too long for the model
 is trimmed (trimming.py; a JSON body cut at the byte cap is read up to the cut, json_prefix.py) and
-stays a success. When a tool's output schema cannot be met (the API broke its own schema, a text or
-empty body, a cut body whose start misses it), the result is an isError one that says the call DID
-succeed: MCP clients reject a non-conforming success."""
+stays a success. A 2xx answer that deviates from the tool's output schema (the API broke its own
+schema, another root type, a text or binary body) stays a success too: its structuredContent leaves
+the deviating values out and `_meta` lists them (conform.py), while the text carries the answer
+whole. Only when not even that meets the schema (a stricter schema than the generator makes) is
+the result an isError one that says the call DID succeed: MCP clients reject a non-conforming
+success."""
 
 from __future__ import annotations
 
 import base64
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -17,10 +20,12 @@ from urllib.parse import quote
 import mcp.types as types
 
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
+    import conform as cf  # type: ignore[import-not-found,unused-ignore]
     import json_prefix  # type: ignore[import-not-found,unused-ignore]
     import trimming as trim  # type: ignore[import-not-found,unused-ignore]
     from serialize import to_json  # type: ignore[import-not-found,unused-ignore]
 else:
+    from . import conform as cf
     from . import json_prefix
     from . import trimming as trim
     from .serialize import to_json
@@ -28,7 +33,7 @@ else:
 Fit = trim.Fit  # how results are fitted to PREFIX_MAX_RESULT_CHARS (runtime.py makes one per call)
 json_path = trim.json_path
 
-Check = Callable[[Any], str | None]  # why a value does not meet the output schema, or None
+Errors = cf.Errors  # jsonschema's errors of a value against the tool's output schema
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
 _MAX_PROBLEMS = 8
 _DENIED = "The credentials set for this MCP server are missing, wrong or not allowed this."
@@ -89,12 +94,12 @@ def tool_result(
     server: str,
     tool: str,
     wrapped: bool,
-    check: Check | None,
+    errors: Errors | None,
     cut_hint: str,
     fit: trim.Fit | None = None,
 ) -> types.CallToolResult:
-    """The result for `answer`; `check` says why a value misses the output schema (None: none);
-    `fit` trims what is too long for the model (trimming.py)."""
+    """The result for `answer`; `errors` checks a value against the output schema (None: the tool
+    has none); `fit` trims what is too long for the model (trimming.py)."""
     if answer.status >= 400:
         return error_result(status_text(answer))
     status = f"HTTP {answer.status} {answer.reason}".strip()
@@ -102,7 +107,7 @@ def tool_result(
     if not answer.body and not answer.omitted:
         location = answer.headers.get("location")
         text = f"{status} (empty response body)" + (f"; Location: {location}" if location else "")
-        return _success(answer, text, {}, "the response body is empty", check)
+        return _success(answer, text, {}, "the response body is empty", errors)
     if kind == "json" and not answer.omitted:
         try:
             value = json.loads(answer.body, parse_constant=_no_constant)
@@ -112,11 +117,11 @@ def tool_result(
                 f" JSON ({error}). This is a fault of the API; the body starts with: "
                 + answer.text()[:500]
             )
-        structured = {"result": value} if wrapped or not isinstance(value, dict) else value
+        structured = _frame(value, wrapped, errors is not None)
         text = to_json(structured)
         if fit and (trimmed := trim.trim_json(structured, text, fit)):
-            return _success(answer, trimmed.text, trimmed.value, "", check, trimmed)
-        return _success(answer, text, structured, "", check)
+            return _success(answer, trimmed.text, trimmed.value, "", errors, trimmed)
+        return _success(answer, text, structured, "", errors)
     body_cut = (
         trim.BodyCut(answer.omitted, answer.omitted_at_least, cut_hint) if answer.omitted else None
     )
@@ -127,28 +132,32 @@ def tool_result(
         and (read := json_prefix.read_prefix(answer.body, fit.limit))
     ):
         value, unread = read
-        if wrapped or not isinstance(value, dict):
-            value, unread = {"result": value}, [("result", *path) for path in unread]
+        if (framed := _frame(value, wrapped, errors is not None)) is not value:
+            value, unread = framed, [("result", *path) for path in unread]
         trimmed = trim.trim_json(value, to_json(value), fit, body_cut, unread)
         assert trimmed is not None  # a cut body always has its note
-        return _success(answer, trimmed.text, trimmed.value, "", check, trimmed)
+        return _success(answer, trimmed.text, trimmed.value, "", errors, trimmed)
     if fit and kind in ("json", "text"):  # text, or a cut JSON body whose start is not a value
         text = answer.text()
+        typed = errors is not None
         if not (trimmed := trim.trim_text(text, fit, body_cut)):
-            return _success(answer, text, {"result": text}, f"it is {answer.mime}", check)
+            return _success(
+                answer, text, _frame(text, wrapped, typed), f"it is {answer.mime}", errors
+            )
         why = "the response was cut" if body_cut else f"it is {answer.mime}"
-        wrapper = None if kind == "json" else {"result": trimmed.value}
-        return _success(answer, trimmed.text, wrapper, why, check, trimmed)
+        wrapper = None if kind == "json" else _frame(trimmed.value, wrapped, typed)
+        return _success(answer, trimmed.text, wrapper, why, errors, trimmed)
     cut = (
         f"\n[Response cut: {answer.omitted:,}{' or more' if answer.omitted_at_least else ''} bytes"
         f" were left out ({cut_hint}). Narrow the request (filters, paging) to get the rest.]"
     )
     if answer.omitted:
         text = answer.text() if kind in ("json", "text") else f"{status}: a {answer.mime} body."
-        return _success(answer, text + cut, None, "the response was cut", check)
+        return _success(answer, text + cut, None, "the response was cut", errors)
     if kind == "text":
         text = answer.text()
-        return _success(answer, text, {"result": text}, f"it is {answer.mime}", check)
+        framed = _frame(text, wrapped, errors is not None)
+        return _success(answer, text, framed, f"it is {answer.mime}", errors)
     data = base64.b64encode(answer.body).decode()
     block: types.ContentBlock
     if kind == "image":
@@ -163,7 +172,13 @@ def tool_result(
         mime = answer.mime or "application/octet-stream"
         blob = types.BlobResourceContents(uri=uri, mime_type=mime, blob=data)
         block = types.EmbeddedResource(resource=blob)
-    return _success(answer, block, None, f"it is {answer.mime or 'binary data'}", check)
+    return _success(answer, block, None, f"it is {answer.mime or 'binary data'}", errors)
+
+
+def _frame(value: Any, wrapped: bool, typed: bool) -> Any:
+    """The answer as the tool's results carry it: in `result` when the output schema wraps it (or,
+    without an output schema, when it is no object); a typed tool's other root is a deviation."""
+    return {"result": value} if wrapped or not (typed or isinstance(value, dict)) else value
 
 
 def _success(
@@ -171,22 +186,27 @@ def _success(
     shown: str | types.ContentBlock,
     data: Any,
     not_json: str,
-    check: Check | None,
+    errors: Errors | None,
     trimmed: trim.Trimmed | None = None,
 ) -> types.CallToolResult:
-    """`not_json` is "" for JSON, else why the data is not JSON (used when it misses the schema);
-    a `trimmed` result has its note as a second block and its `_meta`."""
+    """`data` is the answer's value as framed (None: no value), `not_json` "" for JSON, else why the
+    data is not JSON; a `trimmed` result has its note as a second block and its `_meta`."""
     block = types.TextContent(text=shown) if isinstance(shown, str) else shown
     blocks: list[types.ContentBlock] = [block]
-    meta = trimmed.meta if trimmed else None
+    meta = dict(trimmed.meta) if trimmed else {}
     if trimmed:
         blocks.append(types.TextContent(text=trimmed.note))
-    if check is None:
+    if errors is None:
         structured = None if not_json else data
-        return types.CallToolResult(content=blocks, structured_content=structured, _meta=meta)
-    problem = check(data) if data is not None else not_json
-    if problem is None:
-        return types.CallToolResult(content=blocks, structured_content=data, _meta=meta)
+        return types.CallToolResult(
+            content=blocks, structured_content=structured, _meta=meta or None
+        )
+    if (fitted := cf.conform(data, errors)) is not None:
+        meta.update(fitted.meta or {})
+        return types.CallToolResult(
+            content=blocks, structured_content=fitted.value, _meta=meta or None
+        )
+    problem = first_problem(errors(data if isinstance(data, dict) else {}))
     part = "the part of it read before the cut" if trimmed and _was_cut(trimmed) else "its data"
     why = not_json or f"{part} does not match the tool's output schema ({problem})"
     note = (
@@ -195,7 +215,7 @@ def _success(
         " output schema. Do not repeat the call because of this note."
     )
     return types.CallToolResult(
-        content=[types.TextContent(text=note), *blocks], is_error=True, _meta=meta
+        content=[types.TextContent(text=note), *blocks], is_error=True, _meta=meta or None
     )
 
 

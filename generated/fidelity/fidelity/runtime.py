@@ -380,12 +380,12 @@ class ToolRuntime:
         if answer.kind in ("json", "text") and self.credentials.secrets:  # before any cut
             clean = self.credentials.scrub(answer.body.decode("latin-1"))
             answer = replace(answer, body=clean.encode("latin-1"))
-        check = partial(self.validation.output_problem, name) if route.has_output_schema else None
+        errors = partial(self.validation.errors, name, "out") if route.has_output_schema else None
         hint = f"{self.settings.prefix}_MAX_RESPONSE_BYTES={self.settings.max_response_bytes}"
         if (fit := self._fits.get(name)) is None:
             schema = self._by_name[name].get("outputSchema")
             fit = self._fits[name] = res.Fit.of(self.settings, route, schema)
-        return res.tool_result(answer, self.name, name, route.wrapped, check, hint, fit)
+        return res.tool_result(answer, self.name, name, route.wrapped, errors, hint, fit)
 
     async def aclose(self) -> None:
         """Close the shared HTTP client and the audit log (call at shutdown)."""
