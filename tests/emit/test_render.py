@@ -32,6 +32,7 @@ RUNTIME_FILES = (
     "runtime.py",
     "serialize.py",
     "responses.py",
+    "conform.py",
     "trimming.py",
     "trim_values.py",
     "json_prefix.py",
@@ -114,7 +115,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 29
+    assert len(python) == 32
     for path, text in python.items():
         compile(text, path, "exec")
 
