@@ -200,8 +200,9 @@ class Discovery:
 
 
 def parse_flag(raw: str | None, name: str) -> bool:
-    """A true/false setting (unset: false); ConfigError naming `name` for anything else."""
-    value = (raw or "false").lower()
+    """A true/false setting (None, unset: false); ConfigError naming `name` for anything else, an
+    empty value included (a variable set empty reaches here as None; a header's empty value not)."""
+    value = "false" if raw is None else raw.strip().lower()
     if value not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         raise ConfigError(f"{name} must be true or false (1/0, yes/no, on/off), got {raw!r}")
     return value in ("1", "true", "yes", "on")
