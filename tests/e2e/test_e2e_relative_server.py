@@ -2,7 +2,8 @@
 basePath without host; OAS 3 `servers: [{url: /api/v2}]`, with a path item's relative server too):
 the generated server, a real process, joins the path to the base URL set, so the service's origin
 is enough, and a base URL already ending in the path (with or without its trailing slash) is not
-doubled. The recording upstream records the exact path each call reached."""
+doubled. The recording upstream records the exact path each call reached. With it, issue 28's
+`{"animalId": 1.0}`: an integral float for an integer goes out as the integer."""
 
 from __future__ import annotations
 
@@ -28,7 +29,17 @@ SWAGGER = {
                 **ANIMAL,
                 "parameters": [{"name": "animalId", "in": "path", "required": True, "type": "string"}],
             }
-        }
+        },
+        "/litters/{litterId}": {
+            "get": {
+                "operationId": "getLitter",
+                "responses": OK,
+                "parameters": [
+                    {"name": "litterId", "in": "path", "required": True, "type": "integer"},
+                    {"name": "size", "in": "query", "type": "integer"},
+                ],
+            }
+        },
     },
 }
 OAS3 = {
@@ -109,3 +120,11 @@ def test_oas3_relative_servers_are_joined_to_the_base_url(
     calls = [("getAnimal", {"animalId": "7"}), ("listPhotos", {})]
     paths = _paths(oas3, upstream.url + FORMS[form], calls, upstream)
     assert paths == ["/api/v2/animals/7", "/media/photos"]
+
+
+def test_an_integral_float_for_an_integer_is_sent_as_the_integer(
+    swagger: Generated, upstream: RecordingUpstream
+) -> None:
+    mark = upstream.mark()
+    _paths(swagger, upstream.url, [("getLitter", {"litterId": 1.0, "size": 3.0})], upstream)
+    assert [record.target for record in upstream.since(mark)] == ["/api/v2/litters/1?size=3"]
