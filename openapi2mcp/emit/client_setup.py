@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
+from openapi2mcp.tools.servers import relative_base_path
 
 Form = Literal["installed", "uvx", "http"]
 FORMS: tuple[Form, ...] = ("installed", "uvx", "http")
@@ -191,7 +192,7 @@ def client_variables(model: ApiModel, prefix: str, found: Sequence[Variable]) ->
                 ClientVariable(variable.name, variable.meaning, required, role in _SECRET_ROLES, True)
             )
         elif variable.name == f"{prefix}_BASE_URL":
-            base = model.default_base_url
+            base = "" if relative_base_path(model.default_base_url) is not None else model.default_base_url
             result.append(ClientVariable(variable.name, variable.meaning, not base, False, False, base))
         else:
             result.append(ClientVariable(variable.name, variable.meaning, False, False, False))

@@ -18,6 +18,7 @@ from openapi2mcp.emit.models import class_names
 from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module, search_index_text
 from openapi2mcp.emit.tool_data import tool_data, tool_details, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
+from openapi2mcp.tools.servers import relative_base_path
 
 TOOL_DATA_FILE = "tool_data.json"
 TOOL_DETAILS_FILE = "tool_details.json"
@@ -86,6 +87,7 @@ def render_package(
         "options": options,
         "variables": found,
         "setup": setup,
+        "base_path": relative_base_path(model.default_base_url),
         "forms": FORMS,
         "header_text": header_text(),
         "header_comment": header_comment(),
@@ -188,20 +190,36 @@ def _resilience_variables(prefix: str) -> list[Variable]:
     ]
 
 
-def variables(model: ApiModel, prefix: str) -> list[Variable]:
-    base = model.default_base_url or "(none: set it before calling a tool; tools are listed without it)"
+def base_url_meaning(model: ApiModel) -> str:
+    """What PREFIX_BASE_URL is: the API's base URL, or the origin its relative server joins."""
+    path = relative_base_path(model.default_base_url)
     own = sorted({tool.base_url for tool in model.tools if tool.base_url})
-    servers = (
-        f". {len(own)} other server(s) of the spec ({', '.join(own)}) serve some tools; "
-        "a URL other than the default sends those tools here too"
-        if own
-        else ""
+    if path is None:
+        base = model.default_base_url or "(none: set it before calling a tool; tools are listed without it)"
+        servers = (
+            f". {len(own)} other server(s) of the spec ({', '.join(own)}) serve some tools; "
+            "a URL other than the default sends those tools here too"
+            if own
+            else ""
+        )
+        return f"API base URL; --base-url overrides it. Default: {base}{servers}"
+    relative = [url for url in own if url.startswith("/")]
+    others = f" (and {', '.join(relative)}, the servers of some tools)" if relative else ""
+    return (
+        f"The service's origin, e.g. http://127.0.0.1:8888 (--base-url overrides it): the"
+        f" spec's server is the relative path {path or '/'}{others}, joined to it, so requests go to"
+        f" http://127.0.0.1:8888{path}/...; a URL already ending in {path or '/'} is used as it is,"
+        " one with a prefix in front (a proxy's) keeps it"
     )
+
+
+def variables(model: ApiModel, prefix: str) -> list[Variable]:
+    absolute = relative_base_path(model.default_base_url) is None
     found = [
         Variable(
             f"{prefix}_BASE_URL",
-            f"API base URL; --base-url overrides it. Default: {base}{servers}",
-            model.default_base_url,
+            base_url_meaning(model),
+            model.default_base_url if absolute else "",
         ),
         Variable(f"{prefix}_TIMEOUT", "Seconds to wait for the API (default 30), retries included", "30"),
         *_resilience_variables(prefix),

@@ -34,8 +34,24 @@ def default_base_url(
         return url
     if is_url(source):
         return urljoin(source, url)
-    diagnostics.info("#/servers/0", f"server URL {url!r} is relative: set the base URL at run time")
-    return url
+    if url.startswith("//"):  # a network-path reference: the host is there, the scheme is not
+        diagnostics.info("#/servers/0", f"server URL {url!r} has no scheme: https is assumed")
+        return "https:" + url
+    if not url:
+        return url
+    path = urljoin("/", url).rstrip("/") or "/"
+    diagnostics.info(
+        "#/servers/0",
+        f"server URL {url!r} is relative: at run time it is joined to the base URL set"
+        f" (the service's origin https://host gives https://host{'' if path == '/' else path}/...)",
+    )
+    return path
+
+
+def relative_base_path(default: str) -> str | None:
+    """The path a relative default server adds to the base URL set at run time ("" for "/");
+    None when the default is absolute or there is none (the base URL set is used as it is)."""
+    return default.rstrip("/") if default.startswith("/") else None
 
 
 def own_base_url(
@@ -62,6 +78,9 @@ def own_base_url(
     url = server_url(servers[0], first, overrides or {}, diagnostics)
     if not url.startswith(("http://", "https://")):
         base = source if is_url(source) else default.rstrip("/") + "/"
+        if relative_base_path(default) is not None and not is_url(source) and not url.startswith("//"):
+            path = urljoin(base, url).rstrip("/") or "/"  # joined to the base URL at run time, too
+            return None if path.rstrip("/") == default.rstrip("/") else path
         if not base.startswith(("http://", "https://")):
             diagnostics.warning(first, f"server URL {url!r} is relative; the API's base URL is used")
             return None

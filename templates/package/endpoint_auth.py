@@ -162,7 +162,8 @@ class Guard:
         state = {**scope.get("state", {})}
         state.pop(CREDENTIAL_KEY, None)
         if len(values) == 1 and values[0].strip():
-            state[CREDENTIAL_KEY] = values[0].decode("latin-1").strip()
+            # sent on exactly as given: UTF-8 text, any other byte kept as a surrogate escape
+            state[CREDENTIAL_KEY] = values[0].decode("utf-8", "surrogateescape").strip()
         return {**scope, "headers": headers, "state": state}
 
 

@@ -370,7 +370,7 @@ class ToolRuntime:
             made = f"as its function {user_tool.function_name!r} made it"
             return self.validation.conformed(name, await run.run_tool(user_tool, call), made)
         try:
-            request = ser.build_request(route, arguments)
+            request = ser.build_request(route, self.validation.integral(name, arguments))
         except ser.ArgumentError as error:
             raise ToolError(f"{error}. Nothing was sent to the API.") from None
         chosen = self.credentials.choose(route.security)

@@ -325,3 +325,33 @@ def test_from_request_credentials_stay_with_their_own_session(petstore: Generate
     assert without.is_error and "X-Upstream-Authorization header" in text_of(without)
     log = read_text(server.log)
     assert not any(secret in log for secret in [*users.values(), "server-own-key"]), log
+
+
+@pytest.mark.parametrize("raw", ["pässwörd-key-9".encode(), b"p\xe4sswort-key-7"], ids=["utf-8", "latin-1"])
+def test_a_non_ascii_request_credential_reaches_the_api_as_sent_and_is_scrubbed(
+    petstore: Generated, tmp_path: Path, raw: bytes
+) -> None:
+    """The header's bytes reach the API unchanged (they were read as latin-1 and sent as UTF-8);
+    the API echoing those bytes back gets them redacted from the result and the log."""
+
+    def echo_raw(record: Recorded) -> Reply:
+        sent = (record.header("X-API-Key") or "").encode("latin-1")
+        return Reply(401, b"unknown key " + sent, (("Content-Type", "text/plain; charset=utf-8"),))
+
+    upstream = RecordingUpstream(routes={"/pets/": echo_raw}).start()
+    server = serve(petstore, upstream, tmp_path, [], CREDENTIALS="from-request")
+
+    async def body() -> Any:
+        async with session(server.url, "legacy", {"X-Upstream-Authorization": raw}) as client:
+            return await client.call_tool("showPetById", {"petId": "p1"})
+
+    try:
+        result = run_async(body)
+    finally:
+        server.stop()
+        upstream.stop()
+    assert [(r.header("X-API-Key") or "").encode("latin-1") for r in upstream.requests] == [raw]
+    shown, log = text_of(result), read_text(server.log)
+    assert result.is_error and "unknown key [REDACTED]" in shown, shown
+    for form in (raw.decode("latin-1"), raw.decode("utf-8", "replace")):
+        assert form not in shown and form not in log, form

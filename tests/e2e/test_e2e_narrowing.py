@@ -1,6 +1,7 @@
 """Start-up narrowing end to end: the petstore package started over stdio with `--read-only` (and a
 {PREFIX}_TOOLSETS the flag overrides) lists only read-only tools and refuses a write tool's call
-through the `mcp` client; an unknown toolset stops it with exit status 2 and the valid names."""
+through the `mcp` client; an unknown toolset stops it with exit status 2 and the valid names. Over
+HTTP, an empty X-MCP-* narrowing header is refused as a bad value is."""
 
 from __future__ import annotations
 
@@ -9,8 +10,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
-from e2e_support import Generated, Packages, minimal_env, run_async, run_tool, stdio_session
+from e2e_support import (
+    Generated,
+    HttpServer,
+    Packages,
+    minimal_env,
+    run_async,
+    run_tool,
+    stdio_session,
+)
 from mcp import MCPError
 from recording_upstream import RecordingUpstream, Reply
 
@@ -57,3 +67,37 @@ def test_an_unknown_toolset_exits_2_naming_the_valid_ones(petstore: Generated, t
     assert done.stderr == (
         "petstore: unknown toolset(s) in --toolsets: nope. Valid toolsets: all, default, pets, untagged\n"
     ), str(done)
+
+
+READONLY_REFUSED = "header X-MCP-Readonly must be true or false (1/0, yes/no, on/off), got {!r}"
+EMPTY_LIST = "header {} names no {}, got {!r}: give them comma-separated, or leave the header out"
+
+
+def test_an_empty_narrowing_header_is_refused_as_an_unknown_value_is(
+    petstore: Generated, upstream: RecordingUpstream, tmp_path: Path
+) -> None:
+    """`X-MCP-Readonly:` read as false (every tool, writes included), `X-MCP-Toolsets:` as no tool
+    at all; both are refused now, with 400 and the message a bad value gets."""
+    env = petstore.env(upstream.url, API_KEY_KEY="e2e-narrowing-key")
+    server = HttpServer(petstore, env, tmp_path / "server.log").start()
+    cases = {
+        ("X-MCP-Readonly", "maybe"): READONLY_REFUSED.format("maybe"),
+        ("X-MCP-Readonly", ""): READONLY_REFUSED.format(""),
+        ("X-MCP-Toolsets", ""): EMPTY_LIST.format("X-MCP-Toolsets", "toolsets", ""),
+        ("X-MCP-Tools", ", ,"): EMPTY_LIST.format("X-MCP-Tools", "tools", ", ,"),
+        ("X-MCP-Exclude-Tools", ""): EMPTY_LIST.format("X-MCP-Exclude-Tools", "tools", ""),
+    }
+    answers = {}
+    try:
+        for (name, value), _ in cases.items():
+            answer = httpx.post(
+                server.url,
+                headers={name: value, "Accept": "application/json, text/event-stream"},
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                timeout=10,
+            )
+            answers[(name, value)] = message = answer.json()["error"]["message"]
+            assert (answer.status_code, answer.json()["error"]["code"]) == (400, -32602), message
+    finally:
+        server.stop()
+    assert answers == cases

@@ -242,7 +242,10 @@ def test_urls_that_narrow(path: str, toolsets: tuple[str, ...] | None, read_only
         assert (narrowing.toolsets, narrowing.read_only) == (toolsets, read_only)
 
 
-@pytest.mark.parametrize("path", ["/mcp/x", "/mcp/x/", "/mcp/y/pets", "/mcp/x/a/b", "/mcp/readonly/x"])
+@pytest.mark.parametrize(
+    "path",
+    ["/mcp/x", "/mcp/x/", "/mcp/x/,", "/mcp/x/ , /readonly", "/mcp/y/pets", "/mcp/x/a/b", "/mcp/readonly/x"],
+)
 def test_other_urls_are_not_found(path: str) -> None:
     with pytest.raises(ValueError):
         views.from_path(path, "/mcp")
@@ -263,6 +266,28 @@ async def test_a_request_narrows_and_never_widens(make: Make) -> None:
     assert views.from_headers({"accept": "*/*"}) is None
     with pytest.raises(runtime.ConfigError, match="header X-MCP-Readonly must be true or false"):
         views.from_headers({"x-mcp-readonly": "please"})
+
+
+@pytest.mark.parametrize("value", ["maybe", "", " "])
+def test_an_empty_readonly_header_is_refused_as_an_unknown_value_is(value: str) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        views.from_headers({"x-mcp-readonly": value})
+    assert str(raised.value) == (
+        f"header X-MCP-Readonly must be true or false (1/0, yes/no, on/off), got {value!r}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "what"),
+    [("X-MCP-Toolsets", "toolsets"), ("X-MCP-Tools", "tools"), ("X-MCP-Exclude-Tools", "tools")],
+)
+@pytest.mark.parametrize("value", ["", ",", " , "])
+def test_a_list_header_naming_nothing_is_refused(header: str, what: str, value: str) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        views.from_headers({header.lower(): value})
+    assert str(raised.value) == (
+        f"header {header} names no {what}, got {value!r}: give them comma-separated, or leave the header out"
+    )
 
 
 async def test_enable_toolsets_needs_a_session(make: Make) -> None:

@@ -79,10 +79,16 @@ async def test_the_base_url_comes_first_even_before_argument_problems(bare: Make
     assert text_of(result) == f"{SET_BASE_URL}{RESTART}"
 
 
-async def test_a_relative_spec_server_counts_as_unset(bare: Make) -> None:
+async def test_a_relative_spec_server_counts_as_unset_and_the_message_asks_for_the_origin(
+    bare: Make,
+) -> None:
     tools = bare(default_base_url="/api/v3")
     assert tools.settings.base_url is None
-    assert text_of(await call(tools, "ping", {})) == f"{SET_BASE_URL}{RESTART}"
+    assert text_of(await call(tools, "ping", {})) == (
+        "This MCP server is not configured yet. Set T_BASE_URL (the service's origin, such as"
+        " https://api.example.com; the spec's server is relative, so requests go to"
+        f" https://api.example.com/api/v3/...; or start the server with --base-url){RESTART}"
+    )
 
 
 async def test_once_set_calls_go_through(make_runtime: Make, upstream: Upstream) -> None:

@@ -103,7 +103,7 @@ def test_a_relative_operation_server_is_resolved_against_the_specs_url() -> None
 def test_an_unusable_operation_server_is_a_warning_and_the_api_base_url_is_used(
     url: str, message: str
 ) -> None:
-    default = [{"url": "https://api.test"}] if url == "https://" else [{"url": "/"}]
+    default = [{"url": "https://api.test"}] if url == "https://" else None  # no servers at all
     model, diagnostics = mapped(
         spec(default, **{"/a": {"get": {"operationId": "op", "servers": [{"url": url}], **OK}}})
     )
@@ -142,3 +142,42 @@ def test_an_override_outside_the_variables_enum_is_refused() -> None:
 def test_an_operation_servers_variable_can_be_overridden() -> None:
     op = {"servers": [{"url": "https://{bucket}.files.test"}], **OK}
     check_overrides(spec([{"url": "https://api.test"}], **{"/a": {"get": op}}), {"bucket": "b1"})
+
+
+@pytest.mark.parametrize(
+    ("url", "default"),
+    [("/api/v2/", "/api/v2"), ("/api/v2", "/api/v2"), ("api/v2", "/api/v2"), ("/", "/")],
+)
+def test_a_relative_default_server_is_a_path_joined_at_run_time_and_said_so(url: str, default: str) -> None:
+    model, diagnostics = mapped(spec([{"url": url}]))
+    assert model.default_base_url == default
+    shown = "" if default == "/" else default
+    assert [(d.level.value, d.pointer, d.message) for d in diagnostics] == [
+        (
+            "info",
+            "#/servers/0",
+            f"server URL {url!r} is relative: at run time it is joined to the base URL set"
+            f" (the service's origin https://host gives https://host{shown}/...)",
+        )
+    ]
+
+
+def test_a_scheme_relative_default_server_takes_https() -> None:
+    assert mapped(spec([{"url": "//api.test/v1"}]))[0].default_base_url == "https://api.test/v1"
+
+
+def test_relative_operation_servers_under_a_relative_default_stay_paths_for_the_run_time() -> None:
+    paths = {
+        "/a": {"get": {"operationId": "rooted", "servers": [{"url": "/files/"}], **OK}},
+        "/b": {"get": {"operationId": "under", "servers": [{"url": "v3"}], **OK}},
+        "/c": {"get": {"operationId": "same", "servers": [{"url": "/api/v2/"}], **OK}},
+        "/d": {"servers": [{"url": "https://files.test/x"}], "get": {"operationId": "absolute", **OK}},
+    }
+    model, diagnostics = mapped(spec([{"url": "/api/v2"}], **paths))
+    assert own_urls(model) == {
+        "rooted": "/files",
+        "under": "/api/v2/v3",
+        "same": None,
+        "absolute": "https://files.test/x",
+    }
+    assert [d.level.value for d in diagnostics] == ["info"]

@@ -53,7 +53,7 @@ def bound(ctx: Any) -> Iterator[None]:
     given = None
     if isinstance(value, str) and value:
         token = value.split(" ", 1)[1].strip() if " " in value else value
-        pair = base64.b64encode(value.encode()).decode()
+        pair = base64.b64encode(ser.wire_bytes(value)).decode()
         given = Given(value, frozenset(secret_forms(value, token, pair)))
     reset = _CURRENT.set(given)
     try:
@@ -138,4 +138,4 @@ class RequestCredentials(Credentials):
 
 
 def _basic(pair: str) -> str:
-    return "Basic " + base64.b64encode(pair.encode()).decode()
+    return "Basic " + base64.b64encode(ser.wire_bytes(pair)).decode()

@@ -111,6 +111,13 @@ def from_headers(headers: Mapping[str, str]) -> Narrowing | None:
     if all(value is None for value in given.values()):
         return None
     lists = {key: _items(given[key]) for key in ("toolsets", "tools", "exclude_tools")}
+    for key, items in lists.items():
+        if given[key] is not None and not items:  # `X-MCP-Toolsets:` would offer no tool at all
+            what = "toolsets" if key == "toolsets" else "tools"
+            raise ConfigError(
+                f"header {HEADERS[key]} names no {what}, got {given[key]!r}: give them"
+                " comma-separated, or leave the header out"
+            )
     read_only = parse_flag(given["read_only"], f"header {HEADERS['read_only']}")
     return Narrowing(
         toolsets=lists["toolsets"] if given["toolsets"] is not None else None,
@@ -132,6 +139,8 @@ def from_path(path: str, root: str) -> Narrowing | None:
     if head and not (len(head) == 2 and head[0] == "x" and head[1]):
         raise ValueError(path)
     toolsets = _items(head[1]) if head else None
+    if toolsets == ():  # /mcp/x/, : no toolset named, as /mcp/x/
+        raise ValueError(path)
     return Narrowing(toolsets=toolsets, read_only=read_only, where={"toolsets": f"the URL {path}"})
 
 

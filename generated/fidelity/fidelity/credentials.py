@@ -33,12 +33,18 @@ Post = Callable[[str, Mapping[str, str], bytes], Awaitable[res.Upstream]]  # a t
 
 
 def secret_forms(*values: str | None) -> set[str]:
-    """The forms a secret may take in a result (as is, URL-encoded, inside a JSON string)."""
+    """The forms a secret may take in a result (as is, URL-encoded, inside a JSON string, escaped
+    or not), each also as its UTF-8 bytes read as latin-1: the body scrubbed before it is decoded
+    is read that way. A value's bytes are ser.wire_bytes (its UTF-8, surrogate escapes raw)."""
     forms: set[str] = set()
     for value in values:
         if value and len(value) >= 6:
-            inside_json = json.dumps(value, ensure_ascii=False)[1:-1]
-            forms.update({value, quote_plus(value), ser.pct(value), inside_json})
+            raw = ser.wire_bytes(value)
+            texts = {value, raw.decode("utf-8", "replace")}  # invalid UTF-8 reaches text replaced
+            found = {quote_plus(raw), ser.pct(value)}
+            for text in texts:
+                found |= {text, json.dumps(text, ensure_ascii=False)[1:-1], json.dumps(text)[1:-1]}
+            forms |= found | {ser.wire_bytes(form).decode("latin-1") for form in found}
     return forms
 
 
@@ -73,7 +79,7 @@ class Credentials:
             self.add_secrets(*(self.get(names.get(role)) for role in _SECRET_ROLES))
             if user := self.get(names.get("username")):
                 pair = f"{user}:{self.get(names.get('password')) or ''}"
-                self.add_secrets(base64.b64encode(pair.encode()).decode())
+                self.add_secrets(base64.b64encode(ser.wire_bytes(pair)).decode())
 
     def get(self, variable: Any) -> str | None:
         """The variable's value; unset and blank are the same."""
@@ -168,7 +174,7 @@ class Credentials:
                 put_key(request, scheme, env["key"], self.get(env["key"]) or "")
             elif kind == "http" and http.lower() == "basic":
                 pair = f"{self.get(env.get('username'))}:{self.get(env.get('password')) or ''}"
-                basic = base64.b64encode(pair.encode()).decode()
+                basic = base64.b64encode(ser.wire_bytes(pair)).decode()
                 request.headers["Authorization"] = f"Basic {basic}"
             elif kind in ("http", "oauth2", "openIdConnect"):
                 token = self.get(env.get("token"))

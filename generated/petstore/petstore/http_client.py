@@ -95,7 +95,7 @@ class Sender:
             merged["Content-Type"] = content_type
         if cookies:
             merged["Cookie"] = "; ".join(filter(None, [merged.get("Cookie"), *cookies]))
-        return [(name.encode("ascii"), value.encode()) for name, value in merged.items()]
+        return [(name.encode("ascii"), ser.wire_bytes(value)) for name, value in merged.items()]
 
     async def _post(self, url: str, headers: Mapping[str, str], body: bytes) -> res.Upstream:
         """A token request: the token endpoint is another party, so PREFIX_HEADERS stay out."""

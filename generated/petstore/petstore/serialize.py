@@ -109,8 +109,14 @@ class PreparedRequest:
 
 
 def pct(text: str, keep: str = "") -> str:
-    """Percent-encode everything outside unreserved (and `keep`), as UTF-8."""
-    return quote(text, safe=keep)
+    """Percent-encode everything outside unreserved (and `keep`), as UTF-8 (wire_bytes)."""
+    return quote(wire_bytes(text), safe=keep)
+
+
+def wire_bytes(text: str) -> bytes:
+    """The bytes `text` stands for: its UTF-8, except that surrogate escapes (a header read with
+    `surrogateescape`: a credential's bytes that are not UTF-8) are their raw bytes again."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 def scalar(value: Any) -> str:

@@ -40,6 +40,8 @@ class Settings:
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)  # credentials come from here
     redirected: bool = False  # base_url is not the spec's own: it replaces every server
+    base_path: str | None = None  # the spec's server is this relative path ("" for "/"): joined()
+    root_url: str | None = None  # with a base_path: the URL set, to which relative servers join
     ca_bundle: str | None = None  # PEM file of the CA certificates to trust instead
     client_cert: str | None = None  # mutual TLS: PEM certificate chain (with the key, or see below)
     client_key: str | None = None
@@ -51,15 +53,23 @@ class Settings:
     def base_url_for(self, own_base_url: str | None) -> str | None:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API;
         None when neither the spec nor the settings give one."""
+        if own_base_url and own_base_url.startswith("/"):  # relative, as the API's own server is
+            return self.base_url if self.root_url is None else self.root_url + own_base_url
         return own_base_url if own_base_url and not self.redirected else self.base_url
 
     def unconfigured(self, credentials: str | None) -> str:
         """A call's message when no base URL is set: it and the `credentials` still to set."""
         also = f", and {credentials}," if credentials else ""
+        what = "the API's base URL, such as https://api.example.com/v1"
+        if self.base_path is not None:
+            what = (
+                "the service's origin, such as https://api.example.com; the spec's server is"
+                f" relative, so requests go to https://api.example.com{self.base_path}/..."
+            )
         return (
-            f"This MCP server is not configured yet. Set {self.prefix}_BASE_URL (the API's base URL,"
-            f" such as https://api.example.com/v1; or start the server with --base-url){also} in"
-            " the MCP server's environment and restart it. Nothing was sent to the API."
+            f"This MCP server is not configured yet. Set {self.prefix}_BASE_URL ({what};"
+            f" or start the server with --base-url){also} in the MCP server's environment and"
+            " restart it. Nothing was sent to the API."
         )
 
     @classmethod
@@ -87,7 +97,9 @@ class Settings:
         except ValueError as error:
             raise ConfigError(str(error)) from None
         given = base_url or get("BASE_URL")
-        url = _check_base_url(given, prefix) if given else _usable(default_base_url)
+        base_path = relative_path(default_base_url)
+        url, root = joined(_check_base_url(given, prefix), base_path) if given else (None, None)
+        url = url or _usable(default_base_url)
         cap = _number(get("MAX_RESPONSE_BYTES"), f"{prefix}_MAX_RESPONSE_BYTES", int)
         chars = _number(get("MAX_RESULT_CHARS"), f"{prefix}_MAX_RESULT_CHARS", int, "characters")
         return cls(
@@ -98,7 +110,10 @@ class Settings:
             max_result_chars=int(chars or cls.max_result_chars),
             headers=_static_headers(get("HEADERS"), f"{prefix}_HEADERS"),
             env=env,
-            redirected=url is not None and url != (default_base_url or "").rstrip("/"),
+            redirected=base_path is None
+            and url not in (None, (default_base_url or "").rstrip("/")),
+            base_path=base_path,
+            root_url=root,
             ca_bundle=get("CA_BUNDLE"),
             client_cert=get("CLIENT_CERT"),
             client_key=get("CLIENT_KEY"),
@@ -185,11 +200,28 @@ class Discovery:
 
 
 def parse_flag(raw: str | None, name: str) -> bool:
-    """A true/false setting (unset: false); ConfigError naming `name` for anything else."""
-    value = (raw or "false").lower()
+    """A true/false setting (None, unset: false); ConfigError naming `name` for anything else, an
+    empty value included (a variable set empty reaches here as None; a header's empty value not)."""
+    value = "false" if raw is None else raw.strip().lower()
     if value not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
         raise ConfigError(f"{name} must be true or false (1/0, yes/no, on/off), got {raw!r}")
     return value in ("1", "true", "yes", "on")
+
+
+def relative_path(default: str | None) -> str | None:
+    """The path of a relative default server ("/api/v2/" → "/api/v2", "/" → ""); else None."""
+    return default.rstrip("/") if default and default.startswith("/") else None
+
+
+def joined(url: str, base_path: str | None) -> tuple[str, str | None]:
+    """The API's base URL and the URL relative servers join, from the base URL set: the spec's
+    relative path is appended unless the URL's path already ends with it (origin, origin + path,
+    and a proxy's prefix all work); with no relative path, the URL itself and no root."""
+    if base_path is None:
+        return url, None
+    if base_path and urlsplit(url).path.endswith(base_path):
+        return url, url[: -len(base_path)]
+    return url + base_path, url
 
 
 def _usable(default: str | None) -> str | None:
