@@ -128,6 +128,7 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_RETRIES",
         f"{prefix}_IDEMPOTENCY_KEY",
         f"{prefix}_MAX_CONCURRENCY",
+        f"{prefix}_MAX_CONCURRENCY_PER_SESSION",
         f"{prefix}_RATE_LIMIT",
         f"{prefix}_AUDIT_LOG",
         f"{prefix}_HEADERS",
@@ -148,6 +149,7 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         *[f"{prefix}_{name}" for name in ("OAUTH_WRITE_SCOPE", "CREDENTIALS", "CREDENTIALS_HEADER")],
         *[f"{prefix}_HTTP_{name}" for name in ("REQUEST_TIMEOUT", "IDLE_TIMEOUT", "MAX_CONNECTIONS")],
         *[f"{prefix}_HTTP_{name}" for name in ("MAX_CONNECTIONS_PER_CLIENT", "MAX_SESSIONS")],
+        f"{prefix}_HTTP_MAX_SESSIONS_PER_CLIENT",
         *[f"{prefix}_HTTP_{name}" for name in ("SESSION_IDLE_TIMEOUT", "SHUTDOWN_TIMEOUT")],
         f"{prefix}_API_KEY_KEY",
     ]

@@ -180,6 +180,12 @@ def _resilience_variables(prefix: str) -> list[Variable]:
         ),
         Variable(f"{prefix}_MAX_CONCURRENCY", "Most API requests in flight at once (default 32); more wait"),
         Variable(
+            f"{prefix}_MAX_CONCURRENCY_PER_SESSION",
+            "HTTP: most of them one session (or caller without one) may hold (default: a quarter"
+            " of MAX_CONCURRENCY), so one client's slow calls leave slots to the others",
+            http_only=True,
+        ),
+        Variable(
             f"{prefix}_RATE_LIMIT", "Most API requests a second (default: no limit); more wait their turn"
         ),
         Variable(

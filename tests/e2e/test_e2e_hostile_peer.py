@@ -32,6 +32,8 @@ from recording_upstream import RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 TOKEN = "hostile-peer-token"
+OTHER = "another-clients-token"
+THIRD = "a-third-clients-token"
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 LEGACY = CLIENT_MODES["legacy"][1]
 PETSTORE_TOOLS = 7
@@ -48,8 +50,10 @@ def server(packages: Packages, tmp_path_factory: pytest.TempPathFactory) -> Iter
         running.stop()
 
 
-def post(server: HttpServer, message: dict[str, Any] | bytes, session: str | None = None) -> httpx2.Response:
-    headers = {**ACCEPT, "Authorization": f"Bearer {TOKEN}", "MCP-Protocol-Version": LEGACY}
+def post(
+    server: HttpServer, message: dict[str, Any] | bytes, session: str | None = None, token: str = TOKEN
+) -> httpx2.Response:
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}", "MCP-Protocol-Version": LEGACY}
     if session is not None:
         headers["Mcp-Session-Id"] = session
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
@@ -64,12 +68,13 @@ INITIALIZE = {
 }
 
 
-def legacy_session(server: HttpServer) -> str:
+def legacy_session(server: HttpServer, token: str = TOKEN) -> str:
     """A 2025-11-25 session, handshake done, as a raw client holds it."""
-    answer = post(server, INITIALIZE)
+    answer = post(server, INITIALIZE, token=token)
     assert answer.status_code == 200, answer.text
     session = answer.headers["mcp-session-id"]
-    assert post(server, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session).status_code == 202
+    initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert post(server, initialized, session, token).status_code == 202
     return session
 
 
@@ -125,22 +130,31 @@ LIMITS = {  # small, so that the test reaches them quickly (defaults: http_limit
     "HTTP_MAX_CONNECTIONS": "300",
     "HTTP_MAX_CONNECTIONS_PER_CLIENT": "40",
     "HTTP_MAX_SESSIONS": "8",
+    "HTTP_MAX_SESSIONS_PER_CLIENT": "4",
     "HTTP_SHUTDOWN_TIMEOUT": "2",
 }
 SLOW_PET = 20.0  # seconds the upstream takes to answer GET /pets/slow
+BUSY_PET = 4.0  # ... and GET /pets/busy
 ATTACKER = "127.0.0.2"  # another loopback address: Linux routes all of 127/8 to lo
 
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[RecordingUpstream]:
-    routes = {"/pets/slow": Reply(body=b'{"id":"slow"}', delay=SLOW_PET), "/pets": Reply(body=b"[]")}
+    routes = {
+        "/pets/slow": Reply(body=b'{"id":"slow"}', delay=SLOW_PET),
+        "/pets/busy": Reply(body=b'{"id":"busy"}', delay=BUSY_PET),
+        "/pets/quick": Reply(body=b'{"id":"quick"}'),
+        "/pets": Reply(body=b"[]"),
+    }
     with RecordingUpstream(routes=routes) as recording:
         yield recording
 
 
 def limited_server(packages: Packages, upstream: RecordingUpstream, log: Path, **more: str) -> HttpServer:
     petstore: Generated = packages.get("petstore.yaml")
-    env = petstore.env(upstream.url, MCP_TOKENS=TOKEN, API_KEY_KEY="k", **{**LIMITS, **more})
+    env = petstore.env(
+        upstream.url, MCP_TOKENS=f"{TOKEN},{OTHER},{THIRD}", API_KEY_KEY="k", **{**LIMITS, **more}
+    )
     return HttpServer(petstore, env, log, args=["--auth", "token"]).start()
 
 
@@ -228,8 +242,9 @@ def test_idle_connections_over_the_limits_are_closed_and_a_client_is_still_serve
 
 
 def test_sessions_past_the_limit_get_503_and_open_ones_are_still_served(limited: HttpServer) -> None:
-    sessions = [legacy_session(limited) for _ in range(8)]
-    refused = post(limited, INITIALIZE)
+    """8 sessions in all (4 a caller): two callers hold them all, a third gets the SDK's 503."""
+    sessions = [legacy_session(limited, token) for token in (TOKEN, OTHER) for _ in range(4)]
+    refused = post(limited, INITIALIZE, token=THIRD)
     assert refused.status_code == 503, refused.text
     listed = post(limited, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, sessions[0])
     assert len(_sse_or_json(listed)["result"]["tools"]) == PETSTORE_TOOLS
@@ -266,3 +281,66 @@ def test_a_bad_limit_is_refused_at_start_naming_its_variable(
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
     assert f"PETSTORE_HTTP_MAX_SESSIONS must be a positive int, got {value!r}" in done.stderr
+
+
+def call(request_id: int | str, pet: str) -> dict[str, Any]:
+    params = {"name": "showPetById", "arguments": {"petId": pet}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def test_a_caller_past_its_sessions_gets_429_and_another_caller_is_served(limited: HttpServer) -> None:
+    held = [legacy_session(limited) for _ in range(4)]
+    refused = post(limited, INITIALIZE)
+    assert refused.status_code == 429, refused.text
+    assert "this caller holds 4, the most allowed" in refused.json()["error"]["message"]
+    assert legacy_session(limited, token=OTHER)  # another token holder opens one
+    ended = httpx2.delete(
+        limited.url,
+        headers={"Authorization": f"Bearer {TOKEN}", "Mcp-Session-Id": held[0]},
+        timeout=CALL_TIMEOUT,
+    )
+    assert ended.status_code == 200, ended.text
+    assert legacy_session(limited)  # the ended session's place is free again
+
+
+def test_a_request_id_in_flight_twice_in_a_session_gets_exactly_one_answer_each(
+    limited: HttpServer,
+) -> None:
+    """Ten calls with one id at once: the first is answered with the API's result, the nine others
+    at once with 409 and a JSON-RPC error naming the id (before: one 200, one 500, eight never)."""
+    session = legacy_session(limited)
+    with concurrent.futures.ThreadPoolExecutor(10) as pool:
+        first = pool.submit(post, limited, call(7, "busy"), session)
+        time.sleep(0.5)
+        twins = [pool.submit(post, limited, call(7, "busy"), session) for _ in range(9)]
+        answers = [twin.result(timeout=BUSY_PET) for twin in twins]
+        assert [answer.status_code for answer in answers] == [409] * 9
+        error = answers[0].json()
+        assert error["id"] == 7 and error["error"]["code"] == -32600
+        assert "id 7 is in use by a request in flight in this session" in error["error"]["message"]
+        result = _sse_or_json(first.result(timeout=CALL_TIMEOUT))
+    assert result["id"] == 7 and result["result"]["structuredContent"] == {"id": "busy"}
+    again = _sse_or_json(post(limited, call(7, "busy"), session))  # free once answered
+    assert again["result"]["structuredContent"] == {"id": "busy"}
+
+
+def test_one_sessions_slow_calls_leave_upstream_slots_to_another(
+    packages: Packages, upstream: RecordingUpstream, tmp_path: Path
+) -> None:
+    """MAX_CONCURRENCY 4: a session sending 6 calls that take 4 s each holds 1 slot (a quarter),
+    so another session's call is answered at once (before: after the first 4 s)."""
+    server = limited_server(packages, upstream, tmp_path / "server.log", MAX_CONCURRENCY="4")
+    try:
+        hog, other = legacy_session(server), legacy_session(server, token=OTHER)
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            slow = [pool.submit(post, server, call(n, "busy"), hog) for n in range(6)]
+            time.sleep(1.0)
+            started = time.monotonic()
+            listed = _sse_or_json(post(server, call(99, "quick"), other, OTHER))
+            waited = time.monotonic() - started
+            for pending in slow:
+                pending.result(timeout=60)
+        assert listed["result"]["structuredContent"] == {"id": "quick"}
+        assert waited < BUSY_PET / 2, f"the other session waited {waited:.1f} s"
+    finally:
+        server.stop()

@@ -51,6 +51,7 @@ RUNTIME_FILES = (
     "http_serving.py",
     "http_limits.py",
     "http_guard.py",
+    "http_sessions.py",
     "oauth.py",
     "request_credentials.py",
     "request_meta.py",
@@ -115,7 +116,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 32
+    assert len(python) == 33
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -229,6 +230,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_RETRIES",
         "PETSTORE_IDEMPOTENCY_KEY",
         "PETSTORE_MAX_CONCURRENCY",
+        "PETSTORE_MAX_CONCURRENCY_PER_SESSION",
         "PETSTORE_RATE_LIMIT",
         "PETSTORE_AUDIT_LOG",
         "PETSTORE_HEADERS",
@@ -259,6 +261,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_HTTP_MAX_CONNECTIONS",
         "PETSTORE_HTTP_MAX_CONNECTIONS_PER_CLIENT",
         "PETSTORE_HTTP_MAX_SESSIONS",
+        "PETSTORE_HTTP_MAX_SESSIONS_PER_CLIENT",
         "PETSTORE_HTTP_SESSION_IDLE_TIMEOUT",
         "PETSTORE_HTTP_SHUTDOWN_TIMEOUT",
         "PETSTORE_API_KEY_KEY",
@@ -288,6 +291,7 @@ ALL_SCHEME_VARIABLES = [
     "T_RETRIES",
     "T_IDEMPOTENCY_KEY",
     "T_MAX_CONCURRENCY",
+    "T_MAX_CONCURRENCY_PER_SESSION",
     "T_RATE_LIMIT",
     "T_AUDIT_LOG",
     "T_HEADERS",
@@ -318,6 +322,7 @@ ALL_SCHEME_VARIABLES = [
     "T_HTTP_MAX_CONNECTIONS",
     "T_HTTP_MAX_CONNECTIONS_PER_CLIENT",
     "T_HTTP_MAX_SESSIONS",
+    "T_HTTP_MAX_SESSIONS_PER_CLIENT",
     "T_HTTP_SESSION_IDLE_TIMEOUT",
     "T_HTTP_SHUTDOWN_TIMEOUT",
     "T_KEY_KEY",

@@ -19,13 +19,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import endpoint_auth as ea  # type: ignore[import-not-found,unused-ignore]
     import http_limits as hl  # type: ignore[import-not-found,unused-ignore]
+    import http_sessions  # type: ignore[import-not-found,unused-ignore]
     import oauth  # type: ignore[import-not-found,unused-ignore]
     import runtime  # type: ignore[import-not-found,unused-ignore]
     from views import NarrowedPaths  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import endpoint_auth as ea
     from . import http_limits as hl
-    from . import oauth, runtime
+    from . import http_sessions, oauth, runtime
     from .views import NarrowedPaths
 
 
@@ -132,6 +133,9 @@ def app(
     narrowed: ea.App = NarrowedPaths(inner, tools.resolve)
     if stateless:
         narrowed = Sessionless(narrowed)
+    else:
+        per_client, idle = limits.sessions_per_client, limits.session_idle_timeout
+        narrowed = http_sessions.SessionGuard(narrowed, per_client, idle)
     tokens = auth.tokens if auth.mode == "token" else ()
     header = source.header if source.mode == "from-request" else None
     return ea.Guard(narrowed, tokens, header, routes)

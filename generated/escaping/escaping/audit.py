@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
 import json
 import sys
 import threading
@@ -48,10 +49,15 @@ class Record:
     note: str = ""  # why a retry was not made (added to the result's text)
     started: float = field(default_factory=time.monotonic)
     wall: float = field(default_factory=time.time)  # when it began (formatted only when written)
+    share: str | None = None  # whose share of the upstream slots it takes (resilience.Limits)
+
+    @classmethod
+    def of_request(cls, tool: str, ctx: Any, log: Log | None) -> Record:
+        return cls(tool, session_of(ctx), log, share=share_of(ctx))
 
     def child(self, tool: str) -> Record:
-        """A call made within this one (a hook's call_tool): same session and log."""
-        return Record(tool, self.session, self.log)
+        """A call made within this one (a hook's call_tool): same session, log and share."""
+        return Record(tool, self.session, self.log, share=self.share)
 
     def line(self, outcome: str) -> dict[str, Any]:
         return {
@@ -224,3 +230,20 @@ def session_of(ctx: Any) -> str | None:
         return "stdio"
     found = getattr(ctx, "session_id", None) or request.headers.get("mcp-session-id")
     return str(found) if found else None
+
+
+def share_of(ctx: Any) -> str | None:
+    """Whose fair share of PREFIX_MAX_CONCURRENCY a call takes: its HTTP session, else (an HTTP
+    request without one) its caller, the Authorization header or else the client's address;
+    None over stdio (one client: no one to share with)."""
+    request = getattr(ctx, "request", None)
+    if request is None:
+        return None
+    if session := session_of(ctx):
+        return f"session:{session}"
+    if authorization := request.headers.get("authorization"):
+        return (
+            "token:" + hashlib.sha256(authorization.encode("utf-8", "surrogateescape")).hexdigest()
+        )
+    client = getattr(request, "client", None)
+    return f"address:{client.host if client else ''}"

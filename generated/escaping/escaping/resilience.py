@@ -34,6 +34,7 @@ class Resilience:
 
     retries: int = 2
     max_concurrency: int = 32
+    per_session: int | None = None  # None: a quarter of max_concurrency (at least 1)
     rate_limit: float | None = None
     idempotency_key: str | None = None
     audit_log: str | None = None
@@ -47,6 +48,9 @@ class Resilience:
 
         retries = _whole(get("RETRIES"), f"{prefix}_RETRIES", 0, 10)
         concurrency = _whole(get("MAX_CONCURRENCY"), f"{prefix}_MAX_CONCURRENCY", 1, 10_000)
+        per_session = _whole(
+            get("MAX_CONCURRENCY_PER_SESSION"), f"{prefix}_MAX_CONCURRENCY_PER_SESSION", 1, 10_000
+        )
         key = get("IDEMPOTENCY_KEY")
         if key is not None and not TOKEN.fullmatch(key):
             raise ConfigError(
@@ -55,10 +59,16 @@ class Resilience:
         return cls(
             retries=cls.retries if retries is None else retries,
             max_concurrency=concurrency or cls.max_concurrency,
+            per_session=per_session,
             rate_limit=_rate(get("RATE_LIMIT"), f"{prefix}_RATE_LIMIT"),
             idempotency_key=key,
             audit_log=get("AUDIT_LOG"),
         )
+
+    @property
+    def share(self) -> int:
+        """Upstream requests one HTTP session (or sessionless caller) may have in flight."""
+        return self.per_session or max(1, self.max_concurrency // 4)
 
     def retried(self, idempotent: bool) -> bool:
         """Whether a call is retried: an idempotent operation (the tool's idempotentHint: GET,
@@ -109,23 +119,44 @@ class LimitWait(Exception):
 
 
 class Limits:
-    """Upstream requests in flight (a semaphore; callers wait) and their rate (a token bucket with
-    bursts of max(1, rate) requests; callers wait their turn, first come first served)."""
+    """Upstream requests in flight (a semaphore; callers wait), at most `share` of them for one
+    share (an HTTP session or caller: one client's slow calls cannot take every slot from the
+    others), and their rate (a token bucket with bursts of max(1, rate) requests; callers wait
+    their turn, first come first served)."""
 
     def __init__(self, resilience: Resilience) -> None:
         self._slots = asyncio.Semaphore(resilience.max_concurrency)
+        self._share = resilience.share
+        self._shares: dict[str, tuple[asyncio.Semaphore, int]] = {}  # share: (slots, users)
         self._rate = resilience.rate_limit
         self._capacity = max(1.0, self._rate or 1.0)
         self._tokens, self._stamp = self._capacity, -math.inf
 
     @asynccontextmanager
-    async def slot(self, deadline: float) -> AsyncIterator[None]:
-        """Hold a slot and a token; LimitWait when the token's turn would come after `deadline`
-        (the caller's asyncio.timeout_at bounds the wait for a slot)."""
-        async with self._slots:
+    async def slot(self, deadline: float, share: str | None = None) -> AsyncIterator[None]:
+        """Hold a slot of the share, a slot and a token; LimitWait when the token's turn would come
+        after `deadline` (the caller's asyncio.timeout_at bounds the wait for a slot)."""
+        async with self._of_share(share), self._slots:
             if self._rate is not None:
                 await self._take(deadline)
             yield
+
+    @asynccontextmanager
+    async def _of_share(self, share: str | None) -> AsyncIterator[None]:
+        if share is None:  # stdio: one client
+            yield
+            return
+        slots, users = self._shares.get(share) or (asyncio.Semaphore(self._share), 0)
+        self._shares[share] = (slots, users + 1)
+        try:
+            async with slots:
+                yield
+        finally:
+            slots, users = self._shares[share]
+            if users > 1:
+                self._shares[share] = (slots, users - 1)
+            else:
+                del self._shares[share]
 
     async def _take(self, deadline: float) -> None:
         assert self._rate is not None

@@ -212,7 +212,7 @@ class Sender:
         sent = False
         try:
             async with asyncio.timeout_at(deadline) as scope:  # asyncio: anyio's backend here
-                async with self._limits.slot(deadline):
+                async with self._limits.slot(deadline, _share()):
                     sent, cap = True, self.settings.max_response_bytes
                     progress = request_meta.body_progress()
                     answer = await hx.exchange(client, method, url, headers, body, cap, progress)
@@ -272,3 +272,9 @@ class Retryable(ToolError):
     def __init__(self, text: str, why: str) -> None:
         super().__init__(text)
         self.why = why
+
+
+def _share() -> str | None:
+    """The share of the upstream slots the call in progress takes (audit.Record.share)."""
+    record = audit.CURRENT.get(None)
+    return None if record is None else record.share

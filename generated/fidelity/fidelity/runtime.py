@@ -214,7 +214,7 @@ class ToolRuntime:
 
     async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
         """Each call is recorded (audit.py): call_tool records the API tools', this the meta-tools'."""
-        caller = audit.Record(params.name, audit.session_of(ctx), self.mcp_log.for_request(ctx))
+        caller = audit.Record.of_request(params.name, ctx, self.mcp_log.for_request(ctx))
         token = audit.CURRENT.set(caller)
         try:
             async with request_meta.bound(ctx, params.name):  # progress, trace context

@@ -29,6 +29,12 @@ HTTP_LIMITS = (  # (suffix of PREFIX_..., field, default, what it is): the READM
     ("HTTP_MAX_CONNECTIONS_PER_CLIENT", "per_client", 100, "open connections from one address"),
     ("HTTP_MAX_SESSIONS", "max_sessions", 1000, "MCP sessions open at once; more get 503"),
     (
+        "HTTP_MAX_SESSIONS_PER_CLIENT",
+        "sessions_per_client",
+        100,
+        "sessions of one token (else address)",
+    ),
+    (
         "HTTP_SESSION_IDLE_TIMEOUT",
         "session_idle_timeout",
         1800.0,
@@ -49,6 +55,7 @@ class HttpLimits:
     max_connections: int = 1000
     per_client: int = 100
     max_sessions: int = 1000
+    sessions_per_client: int = 100
     session_idle_timeout: float = 1800.0
     shutdown_timeout: float = 3.0
 
