@@ -8,6 +8,7 @@ Tools are found by operation (`_meta['openapi2mcp/operation']`: method and path)
 from __future__ import annotations
 
 import json
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Mapping, Sequence
@@ -21,8 +22,11 @@ from e2e_support import (
     CACHE,
     Background,
     Generated,
+    ServerVenv,
+    default_env_prefix,
     dump,
     free_port,
+    generator_command,
     minimal_env,
     read_text,
     tail,
@@ -100,6 +104,7 @@ class Service:
     probe: str
     workdir: Path
     env: Mapping[str, str] = field(default_factory=dict)
+    cwd: Path | None = None  # (default: workdir, which also holds the log)
     port: int = 0
     _process: Background | None = field(default=None, repr=False)
 
@@ -115,7 +120,7 @@ class Service:
         for _attempt in range(3):
             self.port = free_port()
             self._process = Background(self.argv(self.port), self.log)
-            self._process.start(minimal_env(self.env), cwd=self.workdir)
+            self._process.start(minimal_env(self.env), cwd=self.cwd or self.workdir)
             wait_until(partial(self._up_or_dead, self._process), SERVICE_START_TIMEOUT, interval=0.2)
             if self._process.alive() and answers(self.origin + self.probe):
                 return self
@@ -130,6 +135,16 @@ class Service:
     def stop(self) -> None:
         if self._process is not None:
             self._process.stop()
+
+
+def generate_with_options(spec: Path, workdir: Path, venv: ServerVenv, name: str, *options: str) -> Generated:
+    """`openapi2mcp generate SPEC -o WORKDIR/NAME --name NAME OPTIONS...`, installed into the venv."""
+    out = workdir / name
+    argv = [*generator_command(), "generate", str(spec), "-o", str(out), "--name", name, *options]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=workdir)
+    assert result.returncode == 0, f"{argv} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
+    venv.install(out, name)
+    return Generated(spec, name, default_env_prefix(name), out, venv, result.stderr)
 
 
 # ---- the generated server's tools, by operation ----------------------------------------------------
