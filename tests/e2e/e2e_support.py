@@ -539,9 +539,9 @@ class Prism:
         time.sleep(0.2)  # a violation line may follow the response line
         requests = self.requests_since(mark)
         finished = sum(r.finished for r in requests)
-        assert finished >= count, (
-            f"Prism logged {finished} finished requests, expected {count}:\n{tail(self.log)}"
-        )
+        assert (
+            finished >= count
+        ), f"Prism logged {finished} finished requests, expected {count}:\n{tail(self.log)}"
         return requests
 
 
