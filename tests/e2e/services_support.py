@@ -42,12 +42,11 @@ SERVICE_START_TIMEOUT = 60.0  # seconds for a service to answer its readiness pr
 
 def installed(name: str, *paths: str) -> Path:
     """ROOT/NAME of an installed service, failing (never skipping) when a path under it is missing."""
-    root = SERVICES / name
+    root, error = SERVICES / name, SERVICES / f"{name}.error"
     missing = [path for path in paths if not (root / path).exists()]
     if missing or not (SERVICES / f"{name}.installed").is_file():
-        pytest.fail(
-            f"the test service {name} is not installed ({', '.join(missing)}): {INSTALL_HINT}", pytrace=False
-        )
+        why = f"\nthe last attempt failed: {error.read_text()}" if error.is_file() else ""
+        pytest.fail(f"the test service {name} is not installed: {INSTALL_HINT}{why}", pytrace=False)
     return root
 
 
@@ -163,7 +162,8 @@ class Tools:
     called: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.by_operation = {operation_of(tool): tool for tool in self.package.tool_data["tools"]}
+        tools: list[dict[str, Any]] = self.package.tool_data["tools"]
+        self.by_operation = {operation_of(tool): tool for tool in tools}
 
     def tool(self, method: str, path: str) -> dict[str, Any]:
         key = (method, path)

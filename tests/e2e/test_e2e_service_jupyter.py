@@ -85,7 +85,9 @@ def jupyter(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -
         package = generate_and_install(
             _spec(root), tmp_path_factory.mktemp("gen-jupyter"), server_venv, "jupyter-mcp"
         )
-        yield Jupyter(service, token, package, Tools(package))
+        yield (jupyter := Jupyter(service, token, package, Tools(package)))
+        for kernel in jupyter.api("GET", "/api/kernels")[1]:  # (kernels run in sessions of their own)
+            jupyter.api("DELETE", f"/api/kernels/{kernel['id']}")
     finally:
         service.stop()
 

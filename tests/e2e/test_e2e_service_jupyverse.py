@@ -77,7 +77,9 @@ def jupyverse(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory)
         spec.write_bytes(http("GET", service.origin + "/openapi.json").body)
         out = tmp_path_factory.mktemp("gen-jupyverse")
         package = generate_with_options(spec, out, server_venv, "jupyverse-mcp", "--overlay", str(OVERLAY))
-        yield Jupyverse(service, root, package, Tools(package))
+        yield (jupyverse := Jupyverse(service, root, package, Tools(package)))
+        for kernel in jupyverse.api("GET", "/api/kernels")[1]:
+            jupyverse.api("DELETE", f"/api/kernels/{kernel['id']}")
     finally:
         service.stop()
 
