@@ -191,13 +191,17 @@ class Caller:
         self.tools.called.add((method, path))
         return await self.client.call_tool(tool["name"], arguments)
 
-    async def ok(self, method: str, path: str, /, **arguments: Any) -> Any:
-        """A success: no isError, structuredContent valid against the outputSchema; returns the
-        API's answer (the text's JSON, unwrapped; the text itself when it is not JSON)."""
+    async def success(self, method: str, path: str, /, **arguments: Any) -> Any:
+        """The CallToolResult of a success: no isError, structuredContent valid against the
+        tool's outputSchema."""
         result = await self.call(method, path, **arguments)
-        text = text_blocks(result)
-        assert not result.is_error, f"{method} {path} {arguments}: isError\n{text}"
+        assert not result.is_error, f"{method} {path} {arguments}: isError\n{text_blocks(result)}"
         check_structured(self.tools.tool(method, path), result)
+        return result
+
+    async def ok(self, method: str, path: str, /, **arguments: Any) -> Any:
+        """A `success`'s answer: the text's JSON (unwrapped), or the text when it is not JSON."""
+        text = text_blocks(await self.success(method, path, **arguments))
         try:
             value = json.loads(text[0])
         except json.JSONDecodeError:
