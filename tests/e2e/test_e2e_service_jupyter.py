@@ -264,3 +264,30 @@ def test_the_version_tool_follows_the_services_redirect(jupyter: Jupyter) -> Non
         assert await mcp.ok("GET", "/api/") == version
 
     jupyter.run(body)
+
+
+def test_checkpoints_config_and_terminals_round_trips(jupyter: Jupyter) -> None:
+    """A checkpoint made, a file changed and restored from it, the checkpoint deleted; a config
+    section updated and read back; a terminal opened and closed."""
+    saved = {"type": "file", "format": "text"}
+    assert jupyter.api("PUT", "/api/contents/cp.txt", {**saved, "content": "kept"})[0] == 201
+
+    async def body(mcp: Caller) -> None:
+        checkpoint = await mcp.ok("POST", "/api/contents/{path}/checkpoints", path="cp.txt")
+        assert jupyter.api("GET", "/api/contents/cp.txt/checkpoints")[1] == [checkpoint]
+        await mcp.ok("PUT", CONTENTS, path_path="cp.txt", content="changed", **saved)
+        restore = "/api/contents/{path}/checkpoints/{checkpoint_id}"
+        await mcp.ok("POST", restore, path="cp.txt", checkpoint_id=checkpoint["id"])
+        assert jupyter.api("GET", "/api/contents/cp.txt")[1]["content"] == "kept"
+        await mcp.ok("DELETE", restore, path="cp.txt", checkpoint_id=checkpoint["id"])
+        assert jupyter.api("GET", "/api/contents/cp.txt/checkpoints")[1] == []
+        updated = await mcp.ok(
+            "PATCH", "/api/config/{section_name}", section_name="tests", body={"k": [1, "two"]}
+        )
+        assert updated == {"k": [1, "two"]} == jupyter.api("GET", "/api/config/tests")[1]
+        terminal = await mcp.ok("POST", "/api/terminals")
+        assert [t["name"] for t in jupyter.api("GET", "/api/terminals")[1]] == [terminal["name"]]
+        await mcp.ok("DELETE", "/api/terminals/{terminal_id}", terminal_id=terminal["name"])
+        assert jupyter.api("GET", "/api/terminals")[1] == []
+
+    jupyter.run(body)
