@@ -161,26 +161,34 @@ def test_silence_round_trip(alertmanager: Alertmanager) -> None:
 
 
 def test_errors_carry_the_services_message(alertmanager: Alertmanager) -> None:
-    """400 for a silence ending before it starts and for a filter that is no regex, 404 for an
-    unknown silence, 500 for expiring one: isError, with the body plain HTTP gets."""
+    """400 for a silence ending before it starts, for a start that is no date-time (go-swagger's
+    check) and for a filter that is no regex, 404 for an unknown silence, 500 for expiring one:
+    isError, with the body plain HTTP gets."""
     backwards = _silence("backwards", startsAt=_time(timedelta(hours=1)), endsAt=_time(timedelta(hours=-1)))
+    undated = _silence("undated", startsAt="yesterday")  # (formats are not checked before sending)
     unknown = str(uuid.uuid4())
     expected = {
         "backwards": alertmanager.api("POST", "/silences", backwards),
+        "undated": alertmanager.api("POST", "/silences", undated),
         "regex": alertmanager.api("GET", "/alerts?filter=alertname%3D~%5B"),
         "get": alertmanager.api("GET", f"/silence/{unknown}"),
         "delete": alertmanager.api("DELETE", f"/silence/{unknown}"),
     }
     assert expected == {
         "backwards": (400, b'"Failed to create silence: start time must be before end time"\n'),
+        "undated": (400, expected["undated"][1]),
         "regex": (400, b'"error parsing regexp: missing closing ]: `[)$`"\n'),
         "get": (404, b""),
         "delete": (500, b'"silence not found"\n'),
     }
 
+    assert b'parsing time \\"yesterday\\"' in expected["undated"][1]  # (go-swagger's own check)
+
     async def body(mcp: Caller) -> None:
         text = await mcp.error("POST", "/silences", 400, **backwards)
         assert "start time must be before end time" in text
+        text = await mcp.error("POST", "/silences", 400, **undated)
+        assert expected["undated"][1].decode().strip() in text
         text = await mcp.error("GET", "/alerts", 400, filter=["alertname=~["])
         assert "error parsing regexp: missing closing ]" in text
         text = await mcp.error("GET", "/silence/{silenceID}", 404, silenceID=unknown)
