@@ -1,7 +1,8 @@
 """The tool changelog between two versions of an API (pure: two lists of wire tools in, a Changelog out).
 
-A tool is a dict in the MCP wire form of `tool_data.json` "tools". A removed and an added tool with
-the same route (`METHOD path`) are one renamed tool.
+A tool is a dict in the MCP wire form of `tool_data.json` "tools". Tools are paired by route
+(`METHOD path`) first, then by name: a tool whose route has another name than before is renamed,
+even when its old name now belongs to another route.
 
 Schemas are compared by keyword: `type` (also of `anyOf`/`oneOf` alternatives and `enum` values),
 `enum`/`const`, the bounds (`minimum`, `maximum`, their exclusive forms, `min`/`maxLength`,
@@ -103,12 +104,11 @@ class ToolSet:
 
 def compare(old: ToolSet, new: ToolSet) -> Changelog:
     old_by_name = {tool["name"]: tool for tool in old.tools}
-    new_names = {tool["name"] for tool in new.tools}
-    renamed_from = _renames(old, new)
+    previous_names = _previous_names(old, new)
     entries: list[ToolChange] = []
     for tool in new.tools:
         name = tool["name"]
-        previous = name if name in old_by_name else renamed_from.get(name)
+        previous = previous_names.get(name)
         if previous is None:
             entries.append(ToolChange("added", name))
             continue
@@ -118,30 +118,29 @@ def compare(old: ToolSet, new: ToolSet) -> Changelog:
             entries.append(ToolChange("renamed", name, previous, changes))
         elif changes:
             entries.append(ToolChange("changed", name, None, changes))
-    gone = set(renamed_from.values())
-    entries += [
-        ToolChange("removed", tool["name"])
-        for tool in old.tools
-        if tool["name"] not in new_names and tool["name"] not in gone
-    ]
+    matched = set(previous_names.values())
+    entries += [ToolChange("removed", tool["name"]) for tool in old.tools if tool["name"] not in matched]
     return Changelog(tuple(entries))
 
 
-def _renames(old: ToolSet, new: ToolSet) -> dict[str, str]:
-    """NEW name → OLD name of each removed tool that an added tool with the same route replaces."""
-    new_names = {tool["name"] for tool in new.tools}
-    old_names = {tool["name"] for tool in old.tools}
-    removed_by_route: dict[str, list[str]] = {}
-    for tool in old.tools:
-        route = old.routes.get(tool["name"])
-        if tool["name"] not in new_names and route is not None:
-            removed_by_route.setdefault(route, []).append(tool["name"])
-    renamed: dict[str, str] = {}
+def _previous_names(old: ToolSet, new: ToolSet) -> dict[str, str]:
+    """NEW name → OLD name of the same tool: the OLD tool with the same route (`METHOD path`), else
+    the one with the same name that no route matched. A name that went to another route (a new
+    shallower route took `get_build` from `GET /build/{project}`) thus stays with its route."""
+    old_by_route = {route: name for name, route in old.routes.items()}
+    previous: dict[str, str] = {}
     for tool in new.tools:
-        candidates = removed_by_route.get(new.routes.get(tool["name"], ""), [])
-        if tool["name"] not in old_names and candidates:
-            renamed[tool["name"]] = candidates.pop(0)
-    return renamed
+        route = new.routes.get(tool["name"])
+        if route is not None and route in old_by_route:
+            previous[tool["name"]] = old_by_route[route]
+    taken = set(previous.values())
+    old_names = {tool["name"] for tool in old.tools}
+    for tool in new.tools:
+        name = tool["name"]
+        if name not in previous and name in old_names and name not in taken:
+            previous[name] = name
+            taken.add(name)
+    return previous
 
 
 def tool_changes(old: WireTool, new: WireTool, routes: tuple[str | None, str | None]) -> tuple[Change, ...]:

@@ -356,3 +356,23 @@ def test_a_changed_route_of_the_same_tool() -> None:
 def test_summary(kinds: list[str], summary: str) -> None:
     tools = tuple(ToolChange(kind, f"t{index}") for index, kind in enumerate(kinds))  # type: ignore[arg-type]
     assert Changelog(tools).summary() == summary
+
+
+def test_tools_are_paired_by_route_first_so_a_name_taken_by_another_route_is_a_rename() -> None:
+    old = ToolSet((wire("get_build"),), {"get_build": "GET /build/{p}"})
+    new = ToolSet(
+        (wire("get_build"), wire("get_build_by_p")),
+        {"get_build": "GET /build", "get_build_by_p": "GET /build/{p}"},
+    )
+    assert compare(old, new).tools == (
+        ToolChange("added", "get_build"),
+        ToolChange(
+            "renamed",
+            "get_build_by_p",
+            "get_build",
+            (
+                Change("tool", "", 'title: "Title get_build" -> "Title get_build_by_p"', False),
+                Change("tool", "", "description changed", False),
+            ),
+        ),
+    )
