@@ -186,8 +186,8 @@ def closed_by_server(sock: socket.socket) -> bool:
 
 def test_endless_request_heads_are_closed_and_a_client_is_still_served(limited: HttpServer) -> None:
     """30 connections send a request head a byte every 0.2 s: each is closed within the request
-    timeout (2 s) plus a margin, while a legitimate client is served (within 3 s here, a gross guard under a parallel
-    test run; the issue's 1 s p99 is a benchmark's to measure)."""
+    timeout (2 s) plus a margin, while a legitimate client is served (within 3 s here, a gross guard
+    under a parallel test run; the issue's 1 s p99 is a benchmark's to measure)."""
     head = b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"X-Slow: " + b"a" * 400
     slow = [connect(limited.port) for _ in range(30)]
     started = time.monotonic()
