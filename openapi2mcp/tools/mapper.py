@@ -177,15 +177,16 @@ def _name_choice(
     identity = f"{ref.method.upper()} {ref.path}"  # the path key: unique in the spec
     if chosen:
         return NameChoice((tool_name(str(chosen), options.name_style),), identity)
-    route = route_name(ref.method, ref.path)
     if operation_id is None:
+        route = route_name(ref.method, ref.path)
         names = tuple(tool_name(name, options.name_style) for name in route.names)
         return NameChoice(names, identity, derived=True, depth=route.depth)
     own = tool_name(operation_id, options.name_style)
     function = fastapi_route_name(operation_id, ref.method, ref.path)
     if function is None:
         return NameChoice((own,), identity)
-    return NameChoice((tool_name(function, options.name_style), own), identity, True, route.depth)
+    depth = route_name(ref.method, ref.path).depth
+    return NameChoice((tool_name(function, options.name_style), own), identity, True, depth)
 
 
 def _x_mcp(operation: dict[str, Any], pointer: str, diagnostics: Diagnostics) -> dict[str, Any]:

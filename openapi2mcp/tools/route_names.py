@@ -94,7 +94,7 @@ def _resource_words(method: str, segments: list[str]) -> tuple[list[str], list[s
     last_words = _words(last) if last_kind != "template" else []
     if last_kind == "action" or (last_words and last_words[0] in ACTION_VERBS):
         return [*last_words[:1], *context, *last_words[1:]], templates, prefix
-    if last_kind == "template":
+    if last_kind == "template" or not last_words:  # `{id}`, or a segment without ASCII words
         verb = _ON_ONE.get(method, method)
         resource = context
     else:

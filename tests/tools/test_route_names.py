@@ -166,6 +166,8 @@ def test_names_do_not_depend_on_the_order_of_the_spec() -> None:
         ("get", "/request?view=collection", "get_request_view_collection"),
         ("get", "/weather?city={city}", "get_weather"),
         ("post", "/#Action=AssumeRole", "create_root_action_assume_role"),
+        ("get", "/users/日本", "get_users"),  # a segment without ASCII words adds none
+        ("options", "/pets", "options_pets"),
     ],
 )
 def test_a_route_reads_as_a_verb_and_its_resource(method: str, path: str, expected: str) -> None:
