@@ -99,9 +99,12 @@ def choose_tool_names(choices: Sequence[NameChoice], style: NameStyle = "portabl
 
 
 def _giving_way(name: str, indexes: list[int], choices: Sequence[NameChoice], chosen: set[str]) -> list[int]:
+    """Which of the tools that `name` would be (at `indexes`) take their next form."""
     derived = [index for index in indexes if choices[index].derived]
-    if name in chosen or len(derived) < 2:
-        return derived if name in chosen else []
+    if name in chosen:
+        return derived
+    if len(derived) < 2:
+        return []
     shallowest = min(choices[index].depth for index in derived)
     keepers = [index for index in derived if choices[index].depth == shallowest]
     return derived if len(keepers) > 1 else [index for index in derived if index not in keepers]
