@@ -376,3 +376,32 @@ def test_tools_are_paired_by_route_first_so_a_name_taken_by_another_route_is_a_r
             ),
         ),
     )
+
+
+def test_an_argument_whose_place_on_the_wire_keeps_is_renamed_not_removed_and_added() -> None:
+    """Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun_query` became `dryRun`."""
+    string = {"type": "string"}
+    old = ToolSet(
+        (wire("t", {"dryRun_query": string, "dryRun_body": string}, ("dryRun_query",)),),
+        {"t": "DELETE /a"},
+        {"t": {"dryRun_query": "query dryRun", "dryRun_body": "body dryRun"}},
+    )
+    new = ToolSet(
+        (wire("t", {"dryRun": string, "dryRun_body": string}, ("dryRun",)),),
+        {"t": "DELETE /a"},
+        {"t": {"dryRun": "query dryRun", "dryRun_body": "body dryRun"}},
+    )
+    assert compare(old, new).tools == (
+        ToolChange("changed", "t", None, (Change("input", "dryRun", "renamed from dryRun_query", True),)),
+    )
+
+
+def test_arguments_that_swap_places_are_not_taken_for_renames() -> None:
+    string = {"type": "string"}
+    old = ToolSet(
+        (wire("t", {"a": string, "b": string}),), {"t": "GET /a"}, {"t": {"a": "query x", "b": "query y"}}
+    )
+    new = ToolSet(
+        (wire("t", {"a": string, "b": string}),), {"t": "GET /a"}, {"t": {"a": "query y", "b": "query x"}}
+    )
+    assert compare(old, new).tools == ()

@@ -394,12 +394,26 @@ def test_a_package_with_the_former_method_and_path_names_against_the_spec_lists_
         former[tool["name"]] = re.sub(r"[^A-Za-z0-9_-]", "_", f"{route['method'].lower()}_{route['path']}")
         tool["name"] = former[tool["name"]]
     data["routes"] = {former[name]: route for name, route in data["routes"].items()}
+    for tool in data["tools"]:  # and the path parameter `path` was `path_path` beside a body's `path`
+        route = data["routes"][tool["name"]]
+        if "path_body" in tool["inputSchema"]["properties"]:
+            schema = tool["inputSchema"]
+            schema["properties"] = {
+                ("path_path" if k == "path" else k): v for k, v in schema["properties"].items()
+            }
+            schema["required"] = ["path_path" if k == "path" else k for k in schema["required"]]
+            route["params"][0]["arg"] = "path_path"
     (tmp_path / "tool_data.json").write_text(json.dumps(data), encoding="utf-8")
     status, out, _ = diff("tool_data.json", str(JUPYTER), cwd=tmp_path)
-    assert (status, out.splitlines()[0]) == (1, "32 tools renamed (32 breaking changes)")
-    assert "restart_kernel: renamed from post__api_kernels__kernel_id__restart (BREAKING)" in out.splitlines()
-    assert "get_contents: renamed from get__api_contents__path_ (BREAKING)" in out.splitlines()
-    assert not [line for line in out.splitlines() if line.startswith("  - ")]  # nothing else changed
+    assert (status, out.splitlines()[0]) == (1, "32 tools renamed (34 breaking changes)")
+    lines = out.splitlines()
+    assert "restart_kernel: renamed from post__api_kernels__kernel_id__restart (BREAKING)" in lines
+    assert "get_contents: renamed from get__api_contents__path_ (BREAKING)" in lines
+    index = lines.index("update_contents: renamed from patch__api_contents__path_ (BREAKING)")
+    assert lines[index + 1] == "  - BREAKING argument path: renamed from path_path"
+    assert [line for line in lines if line.startswith("  - ")] == [
+        "  - BREAKING argument path: renamed from path_path"
+    ] * 2  # replace_contents' and update_contents': nothing else changed
 
 
 def test_a_new_shallower_route_that_takes_a_derived_name_is_an_addition_and_a_rename(tmp_path: Path) -> None:
