@@ -3,7 +3,8 @@ generated servers' `search_tools` ranking on tasks phrased as an agent would phr
 median time of one search on the largest spec.
 
 `benchmarks/search_eval/*.yaml` holds, per corpus spec, tasks and the tools that would be right (any
-one of them counts as a hit): the dev set, whose misses a ranking change may look at.
+one of them counts as a hit; by name, or by route, `POST /designs`, for an operation whose name the
+generator derives): the dev set, whose misses a ranking change may look at.
 `benchmarks/search_eval/heldout/*.yaml` is the held-out set, same format, over other specs, written
 before the ranking was improved: reported separately, never looked at to tune the ranking (one decision
 has since been informed by it). `benchmarks/search_eval/heldout2/*.yaml` is held-out 2, same format, over
