@@ -177,7 +177,7 @@ def _name_choice(
     identity = f"{ref.method.upper()} {ref.path}"  # the path key: unique in the spec
     if chosen:
         return NameChoice((tool_name(str(chosen), options.name_style),), identity)
-    if operation_id is None:
+    if not operation_id:  # none, or an empty one
         route = route_name(ref.method, ref.path)
         names = tuple(tool_name(name, options.name_style) for name in route.names)
         return NameChoice(names, identity, derived=True, depth=route.depth)

@@ -97,6 +97,10 @@ def test_an_operation_without_operation_id_is_named_with_a_verb_and_its_resource
     assert names(document) == ["delete_pet_toys_json"]
 
 
+def test_an_empty_operation_id_counts_as_none() -> None:
+    assert names(spec({"/pets": {"get": op(operationId="")}})) == ["list_pets"]
+
+
 def test_a_long_operation_id_is_cut_to_64_characters_with_a_readable_head_and_a_hash_of_the_whole() -> None:
     raw = "getTheVeryLongListOfEverythingThatBelongsToTheCurrentUserAndAllTheirFriends"
     (name,) = names(spec({"/a": {"get": op(operationId=raw)}}))
