@@ -25,7 +25,8 @@ import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -43,9 +44,11 @@ from openapi2mcp.emit.render import TOOL_DATA_FILE, templates_dir
 from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.load.refs import Resolver
-from openapi2mcp.model import METHOD_ORDER, GeneratorOptions
-from openapi2mcp.tools.naming import env_token
+from openapi2mcp.model import METHOD_ORDER, GeneratorOptions, Tool
+from openapi2mcp.tools.naming import argument_name, env_token
 
+PORTABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the OpenAI API's rule for tool names
+SNAKE_WORDS = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # `list_kernels`, `get_build_by_project_name`
 SEARCHED = 200  # tools searched for by title and by name, at most, per spec (`search`)
 DEFAULT_TIMEOUT = 180.0  # seconds for one spec (times --repeat); the largest takes ~8 s on 2 busy cores
 HARD_GRACE = 30.0  # seconds after the timeout before a worker stuck in C code is ended
@@ -122,6 +125,9 @@ class SpecResult:
     searched: int = 0  # tools searched for by their title (`search`: up to SEARCHED, evenly spread)
     found_by_title: int = 0  # ... and found within the first five
     found_by_name: int = 0  # ... searched for by their name instead, and found first
+    bad_names: list[str] = field(default_factory=list)  # tool names not portable, or not unique
+    unwritten_names: list[str] = field(default_factory=list)  # derived names not snake-case words
+    split_parameters: list[str] = field(default_factory=list)  # parameters renamed for a body's sake
     failure: str | None = None
 
     def count(self, key: str, value: str) -> int:
@@ -246,10 +252,31 @@ def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> pipeline.Gene
         for level, pointer, message in diagnostics
     ]
     result.seconds = statistics.median(times)
+    _check_names(generation.model.tools, result)
     tool_data = generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"]
     result.list_bytes = tools_list_bytes(tool_data)
     result.dynamic_bytes = tools_list_bytes(json.dumps({"tools": dynamic_tools(json.loads(tool_data))}))
     return generation
+
+
+def _check_names(tools: Sequence[Tool], result: SpecResult) -> None:
+    """Tool names: portable (`^[A-Za-z0-9_-]{1,64}$`) and unique; those made for operations without
+    an operationId snake-case words (`list_kernels`); a parameter's argument is its own (sanitized)
+    name unless another parameter of the tool has it too, never because a body property has it."""
+    counts = Counter(tool.name for tool in tools)
+    result.bad_names = [
+        tool.name for tool in tools if counts[tool.name] > 1 or not PORTABLE.fullmatch(tool.name)
+    ]
+    result.unwritten_names = [
+        tool.name for tool in tools if tool.operation_id is None and not SNAKE_WORDS.fullmatch(tool.name)
+    ]
+    for tool in tools:
+        own = Counter(argument_name(parameter.name) for parameter in tool.parameters)
+        result.split_parameters += [
+            f"{tool.name}: {parameter.location} {parameter.name!r} is {parameter.argument!r}"
+            for parameter in tool.parameters
+            if parameter.argument != argument_name(parameter.name) and own[argument_name(parameter.name)] == 1
+        ]
 
 
 def dynamic_tools(tool_data: dict[str, Any]) -> list[dict[str, Any]]:

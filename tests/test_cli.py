@@ -632,7 +632,7 @@ def test_toolsets_of_the_config_file_reach_tool_data_json(tmp_path: Path) -> Non
         "replacePet": "pets",
         "deletePet": "danger",
         "renamePet": "pets",
-        "get__health": "health",
+        "get_health": "health",
     }
     assert [(name, summary["count"], summary["default"]) for name, summary in data["toolsets"].items()] == [
         ("reads", 2, False),

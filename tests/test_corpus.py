@@ -53,6 +53,17 @@ def test_spec_generates(name: str, corpus_results: dict[str, SpecResult]) -> Non
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_tool_names_are_portable_unique_and_one_per_parameter(
+    name: str, corpus_results: dict[str, SpecResult]
+) -> None:
+    """Issue 28: portable, unique tool names; an operation without an operationId named in words
+    (`list_kernels`, not `get__api_kernels`); a parameter is the same argument in every tool, whatever
+    a body holds (Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun`, `dryRun_body`)."""
+    result = corpus_results[name]
+    assert (result.bad_names, result.unwritten_names, result.split_parameters) == ([], [], [])
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_skipped_operation_is_explained(name: str, corpus_results: dict[str, SpecResult]) -> None:
     result = corpus_results[name]
     errors = [f"{d['pointer']}: {d['message']}" for d in result.diagnostics if d["level"] == "error"]

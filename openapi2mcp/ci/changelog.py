@@ -1,7 +1,9 @@
 """The tool changelog between two versions of an API (pure: two lists of wire tools in, a Changelog out).
 
-A tool is a dict in the MCP wire form of `tool_data.json` "tools". A removed and an added tool with
-the same route (`METHOD path`) are one renamed tool.
+A tool is a dict in the MCP wire form of `tool_data.json` "tools". Tools are paired by route
+(`METHOD path`) first, then by name: a tool whose route has another name than before is renamed,
+even when its old name now belongs to another route; an argument whose place on the wire has another
+name is renamed (`pairing.py`).
 
 Schemas are compared by keyword: `type` (also of `anyOf`/`oneOf` alternatives and `enum` values),
 `enum`/`const`, the bounds (`minimum`, `maximum`, their exclusive forms, `min`/`maxLength`,
@@ -21,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from openapi2mcp.ci.pairing import previous_names, renamed_arguments, with_new_argument_names
 from openapi2mcp.schemas.keywords import as_list, is_number
 from openapi2mcp.tools.hints import HINT_NAMES
 
@@ -95,57 +98,46 @@ class Changelog:
 
 @dataclass(frozen=True)
 class ToolSet:
-    """One side of the comparison: the wire tools in order, and each tool's route (`GET /pets`) by name."""
+    """One side of the comparison: the wire tools in order, and by name each tool's route (`GET /pets`)
+    and where each of its arguments goes (`query limit`)."""
 
     tools: tuple[WireTool, ...]
     routes: Mapping[str, str] = field(default_factory=dict)
+    arguments: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # pairing.argument_places
 
 
 def compare(old: ToolSet, new: ToolSet) -> Changelog:
     old_by_name = {tool["name"]: tool for tool in old.tools}
-    new_names = {tool["name"] for tool in new.tools}
-    renamed_from = _renames(old, new)
+    names = [tool["name"] for tool in new.tools]
+    previous_of = previous_names(old_by_name, old.routes, names, new.routes)
     entries: list[ToolChange] = []
     for tool in new.tools:
         name = tool["name"]
-        previous = name if name in old_by_name else renamed_from.get(name)
+        previous = previous_of.get(name)
         if previous is None:
             entries.append(ToolChange("added", name))
             continue
         routes = (old.routes.get(previous), new.routes.get(name))
-        changes = tool_changes(old_by_name[previous], tool, routes)
+        renamed = renamed_arguments(old.arguments.get(previous, {}), new.arguments.get(name, {}))
+        before = with_new_argument_names(old_by_name[previous], renamed)
+        changes = tool_changes(before, tool, routes, renamed)
         if previous != name:
             entries.append(ToolChange("renamed", name, previous, changes))
         elif changes:
             entries.append(ToolChange("changed", name, None, changes))
-    gone = set(renamed_from.values())
-    entries += [
-        ToolChange("removed", tool["name"])
-        for tool in old.tools
-        if tool["name"] not in new_names and tool["name"] not in gone
-    ]
+    matched = set(previous_of.values())
+    entries += [ToolChange("removed", tool["name"]) for tool in old.tools if tool["name"] not in matched]
     return Changelog(tuple(entries))
 
 
-def _renames(old: ToolSet, new: ToolSet) -> dict[str, str]:
-    """NEW name → OLD name of each removed tool that an added tool with the same route replaces."""
-    new_names = {tool["name"] for tool in new.tools}
-    old_names = {tool["name"] for tool in old.tools}
-    removed_by_route: dict[str, list[str]] = {}
-    for tool in old.tools:
-        route = old.routes.get(tool["name"])
-        if tool["name"] not in new_names and route is not None:
-            removed_by_route.setdefault(route, []).append(tool["name"])
-    renamed: dict[str, str] = {}
-    for tool in new.tools:
-        candidates = removed_by_route.get(new.routes.get(tool["name"], ""), [])
-        if tool["name"] not in old_names and candidates:
-            renamed[tool["name"]] = candidates.pop(0)
-    return renamed
-
-
-def tool_changes(old: WireTool, new: WireTool, routes: tuple[str | None, str | None]) -> tuple[Change, ...]:
-    """Everything that differs between two versions of one tool, in a fixed order."""
+def tool_changes(
+    old: WireTool,
+    new: WireTool,
+    routes: tuple[str | None, str | None],
+    renamed: Mapping[str, str] | None = None,
+) -> tuple[Change, ...]:
+    """Everything that differs between two versions of one tool, in a fixed order; `renamed` (NEW
+    argument → OLD) are arguments that `old` already has under their new names."""
     changes: list[Change] = []
     if None not in routes and routes[0] != routes[1]:
         changes.append(Change("tool", "", f"route: {routes[0]} -> {routes[1]}", False))
@@ -156,6 +148,7 @@ def tool_changes(old: WireTool, new: WireTool, routes: tuple[str | None, str | N
     changes += _annotation_changes(old, new)
     if old.get("description") != new.get("description"):
         changes.append(Change("tool", "", "description changed", False))
+    changes += [Change("input", new, f"renamed from {old}", True) for new, old in (renamed or {}).items()]
     changes += SchemaDiff("input", _schema(old, "inputSchema"), _schema(new, "inputSchema")).run()
     changes += _output_changes(old, new)
     return tuple(changes)

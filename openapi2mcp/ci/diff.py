@@ -17,6 +17,7 @@ from typing import Annotated, Any, cast, get_args
 import typer
 
 from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, compare
+from openapi2mcp.ci.pairing import argument_places
 from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.output import OutputError, read_manifest
@@ -129,7 +130,10 @@ def parse_tool_data(text: str, path: Path) -> ToolSet:
     if not isinstance(tools, list) or not all(_is_tool(tool) for tool in tools):
         raise LoadError(f'{path}: not a {TOOL_DATA_FILE} file (no "tools" list of named tools)')
     routes = data.get("routes")
-    return ToolSet(tuple(tools), _route_keys(routes) if isinstance(routes, dict) else {})
+    if not isinstance(routes, dict):
+        return ToolSet(tuple(tools))
+    places = {name: argument_places(route) for name, route in routes.items() if isinstance(route, dict)}
+    return ToolSet(tuple(tools), _route_keys(routes), places)
 
 
 def _is_tool(tool: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,7 @@ from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import Body, BodyField, JSONSchema, Parameter
 from openapi2mcp.schemas.converter import SchemaConverter
 from openapi2mcp.tools.bodies import RawBody, admits_object, choose_body, is_binary_schema
-from openapi2mcp.tools.naming import resolve_argument_clashes
+from openapi2mcp.tools.naming import argument_name, resolve_argument_clashes
 from openapi2mcp.tools.operations import OperationRef
 from openapi2mcp.tools.parameters import RawParameter, collect_parameters
 from openapi2mcp.tools.path_keys import PathKey
@@ -40,6 +41,7 @@ class _Slot:
     required: bool
     schema: JSONSchema
     required_in_body: bool = False  # required by the body schema, however optional the body is
+    whole_body: bool = False  # the one argument of a body that is not flattened
 
 
 def build_inputs(
@@ -72,6 +74,7 @@ def build_inputs(
     body_properties = _flattenable(raw_body, converter)
     slots += _body_slots(raw_body, body_properties, converter)
     names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots])
+    slots = _noting_moved_body_names(slots, names)
     parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
     parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
     body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
@@ -183,7 +186,7 @@ def _body_slots(
             schema = non_null(schema)  # the runtime sends no body for null
         if raw_body.description and "description" not in schema:
             schema["description"] = raw_body.description
-        return [_Slot(WHOLE_BODY, "body", raw_body.required, schema)]
+        return [_Slot(WHOLE_BODY, "body", raw_body.required, schema, whole_body=True)]
     fields, required = properties
     base = pointer_join(raw_body.schema_pointer, "properties")
     return [
@@ -196,6 +199,23 @@ def _body_slots(
         )
         for name, schema in fields.items()
     ]
+
+
+def _noting_moved_body_names(slots: list[_Slot], names: list[str]) -> list[_Slot]:
+    """The slots, where a parameter keeps a name that a body property (or the whole body) has too,
+    with the body side's description saying what the argument is and which one is the parameter."""
+    parameters = {name: slot for slot, name in zip(slots, names, strict=True) if slot.location != "body"}
+    noted = []
+    for slot, name in zip(slots, names, strict=True):
+        own = argument_name(slot.raw_name)
+        owner = parameters.get(own)
+        if slot.location == "body" and owner is not None and name != own:
+            what = "The request body" if slot.whole_body else f"Sent as `{slot.raw_name}` in the request body"
+            note = f"{what}; the argument `{own}` is the {owner.location} parameter."
+            text = " ".join(part for part in (note, str(slot.schema.get("description") or "")) if part)
+            slot = dataclasses.replace(slot, schema={**slot.schema, "description": text})
+        noted.append(slot)
+    return noted
 
 
 def _bind_body(

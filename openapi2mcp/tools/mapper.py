@@ -15,11 +15,12 @@ from openapi2mcp.schemas.converter import SchemaConverter
 from openapi2mcp.tools.hints import annotations_for
 from openapi2mcp.tools.icons import api_icons
 from openapi2mcp.tools.inputs import build_inputs
-from openapi2mcp.tools.naming import fallback_raw_name, humanize, tool_name, unique_tool_names
+from openapi2mcp.tools.naming import NameChoice, choose_tool_names, humanize, tool_name
 from openapi2mcp.tools.operations import OperationRef, iter_operations
 from openapi2mcp.tools.outputs import build_output
 from openapi2mcp.tools.overrides import OverrideIndex, merged_x_mcp
 from openapi2mcp.tools.path_keys import split_path_key
+from openapi2mcp.tools.route_names import fastapi_route_name, route_name
 from openapi2mcp.tools.security import credential_slots, map_requirements, map_schemes
 from openapi2mcp.tools.selectors import Selection
 from openapi2mcp.tools.servers import default_base_url, own_base_url
@@ -64,7 +65,7 @@ def map_document(
         validate,
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
-    tools: list[tuple[Tool, str]] = []  # with its identity: `METHOD path-key`, unique in the spec
+    tools: list[tuple[Tool, NameChoice]] = []
     for ref in iter_operations(document, resolver, diagnostics):
         if on_operation is not None:
             on_operation()
@@ -72,8 +73,7 @@ def map_document(
         if not selection.keeps(ref):
             continue
         try:
-            tool = _map_operation(ref, context, its_overrides)
-            tools.append((tool, f"{tool.method} {ref.path}"))
+            tools.append(_map_operation(ref, context, its_overrides))
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
             diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
@@ -114,7 +114,9 @@ class _Context:
     validate: bool  # check each operation against the OpenAPI schema (openapi-pydantic) first
 
 
-def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]) -> Tool:
+def _map_operation(
+    ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]
+) -> tuple[Tool, NameChoice]:
     diagnostics, options = context.diagnostics, context.options
     key = split_path_key(ref.path, ref.pointer, diagnostics)
     if context.validate:
@@ -122,8 +124,8 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
     operation = ref.operation
     x_mcp = merged_x_mcp(_x_mcp(operation, ref.pointer, diagnostics), overrides)
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
-    raw_name = x_mcp.get("name") or operation_id or fallback_raw_name(ref.method, ref.path)
-    name = tool_name(str(raw_name), options.name_style)
+    choice = _name_choice(ref, x_mcp.get("name"), operation_id, options)
+    name = choice.names[0]
     summary = _text(operation.get("summary"))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
     raw_security = operation["security"] if "security" in operation else context.document.get("security")
@@ -134,7 +136,7 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
     output = build_output(
         operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
     )
-    return Tool(
+    tool = Tool(
         name=name,
         title=title,
         description=_description(x_mcp, summary, operation, ref, inputs.body_note),
@@ -164,6 +166,27 @@ def _map_operation(ref: OperationRef, context: _Context, overrides: tuple[ToolOv
         toolset=context.toolsets.toolset(ref, ref.pointer, overrides, diagnostics),
         icons=context.icons,
     )
+    return tool, choice
+
+
+def _name_choice(
+    ref: OperationRef, chosen: Any, operation_id: str | None, options: GeneratorOptions
+) -> NameChoice:
+    """An `x-mcp` name or a person's operationId, else names derived from FastAPI's default
+    operationId (the route function's name, then the id) or from the route (`route_names.py`)."""
+    identity = f"{ref.method.upper()} {ref.path}"  # the path key: unique in the spec
+    if chosen:
+        return NameChoice((tool_name(str(chosen), options.name_style),), identity)
+    if not operation_id:  # none, or an empty one
+        route = route_name(ref.method, ref.path)
+        names = tuple(tool_name(name, options.name_style) for name in route.names)
+        return NameChoice(names, identity, derived=True, depth=route.depth)
+    own = tool_name(operation_id, options.name_style)
+    function = fastapi_route_name(operation_id, ref.method, ref.path)
+    if function is None:
+        return NameChoice((own,), identity)
+    depth = route_name(ref.method, ref.path).depth
+    return NameChoice((tool_name(function, options.name_style), own), identity, True, depth)
 
 
 def _x_mcp(operation: dict[str, Any], pointer: str, diagnostics: Diagnostics) -> dict[str, Any]:
@@ -199,12 +222,12 @@ def _description(
 
 
 def _with_unique_names(
-    tools: list[tuple[Tool, str]], options: GeneratorOptions, diagnostics: Diagnostics
+    tools: list[tuple[Tool, NameChoice]], options: GeneratorOptions, diagnostics: Diagnostics
 ) -> tuple[Tool, ...]:
-    names = unique_tool_names([(tool.name, identity) for tool, identity in tools], options.name_style)
-    shared = Counter(tool.name for tool, _ in tools)
-    for (tool, _), name in zip(tools, names, strict=True):
-        if name != tool.name:
+    names = choose_tool_names([choice for _, choice in tools], options.name_style)
+    shared = Counter(tool.name for tool, choice in tools if not choice.derived)
+    for (tool, choice), name in zip(tools, names, strict=True):
+        if not choice.derived and name != tool.name:
             diagnostics.warning(
                 tool.pointer,
                 f"tool name {tool.name!r} is shared by {shared[tool.name]} operations; this one is {name!r}",

@@ -6,6 +6,7 @@ import hashlib
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from openapi2mcp.model import NameStyle
 
@@ -30,14 +31,9 @@ def shorten(name: str, limit: int, seed: str) -> str:
 
 
 def tool_name(raw: str, style: NameStyle = "portable") -> str:
-    """Sanitize an operationId (or `{method}_{path}`) into a tool name of the chosen style."""
+    """Sanitize an operationId (or a derived name) into a tool name of the chosen style."""
     cleaned = _TOOL_UNSAFE[style].sub("_", raw) or "tool"
     return shorten(cleaned, _TOOL_MAX[style], raw)
-
-
-def fallback_raw_name(method: str, path: str) -> str:
-    """The raw name of an operation without an operationId: `get_/pets/{id}`."""
-    return f"{method.lower()}_{path}"
 
 
 def unique_tool_names(candidates: Sequence[tuple[str, str]], style: NameStyle = "portable") -> list[str]:
@@ -63,29 +59,102 @@ def unique_tool_names(candidates: Sequence[tuple[str, str]], style: NameStyle = 
     raise ValueError("tool names are still not unique after hashing; identities must be unique")
 
 
+@dataclass(frozen=True)
+class NameChoice:
+    """The names a tool may take, best first: one for a name a person chose (an operationId, an
+    `x-mcp` name); for a derived one (from the route, or a framework's operationId) longer forms too."""
+
+    names: tuple[str, ...]
+    identity: str  # `METHOD path-key`, unique in the spec
+    derived: bool = False
+    depth: int = 0  # a derived name's route depth: of routes that would share a name, the shallowest keeps it
+
+
+def choose_tool_names(choices: Sequence[NameChoice], style: NameStyle = "portable") -> list[str]:
+    """One name per tool, unique. A derived name gives way to a chosen one; of derived names alike, the
+    shallowest route keeps its name (all take their next form when several are as shallow). What is
+    still shared then (chosen names alike) gets `unique_tool_names`' hashes. Nothing depends on the
+    order of the spec, and a new operation renames only tools that would share a name with it."""
+    ladders = [
+        (*choice.names, f"{choice.names[-1]}_{short_hash(choice.identity)}")
+        if choice.derived
+        else choice.names
+        for choice in choices
+    ]
+    chosen = {choice.names[0] for choice in choices if not choice.derived}
+    level = [0] * len(choices)
+    moved = True
+    while moved:
+        moved = False
+        groups: dict[str, list[int]] = defaultdict(list)
+        for index, ladder in enumerate(ladders):
+            groups[ladder[level[index]]].append(index)
+        for name, indexes in groups.items():
+            for index in _giving_way(name, indexes, choices, chosen):
+                if level[index] + 1 < len(ladders[index]):
+                    level[index] += 1
+                    moved = True
+    names = [tool_name(ladder[at], style) for ladder, at in zip(ladders, level, strict=True)]
+    return unique_tool_names(list(zip(names, (c.identity for c in choices), strict=True)), style)
+
+
+def _giving_way(name: str, indexes: list[int], choices: Sequence[NameChoice], chosen: set[str]) -> list[int]:
+    """Which of the tools that `name` would be (at `indexes`) take their next form."""
+    derived = [index for index in indexes if choices[index].derived]
+    if name in chosen:
+        return derived
+    if len(derived) < 2:
+        return []
+    shallowest = min(choices[index].depth for index in derived)
+    keepers = [index for index in derived if choices[index].depth == shallowest]
+    return derived if len(keepers) > 1 else [index for index in derived if index not in keepers]
+
+
 def argument_name(raw: str) -> str:
     """An argument name in `[A-Za-z0-9_.-]{1,64}`; unchanged when it already fits."""
     cleaned = _ARGUMENT_UNSAFE.sub("_", raw) or "_"
     return shorten(cleaned, ARGUMENT_MAX, raw)
 
 
-def resolve_argument_clashes(entries: Sequence[tuple[str, str]]) -> list[str]:
-    """Name each (raw name, location) entry; names shared by several entries get `_{location}`.
+# Which argument keeps a name that several share: a path parameter names the resource that every
+# operation of its path shares, so it keeps its name first; a body property always gives way.
+_KEEPS_NAME_FIRST = ("path", "query", "header", "cookie", "body")
 
-    A second round disambiguates what is still equal (two parameters that sanitize alike) with a
-    hash of the raw name and location.
+
+def resolve_argument_clashes(entries: Sequence[tuple[str, str]]) -> list[str]:
+    """Name each (raw name, location) entry. Of entries that share a name, the one in the first
+    location of `_KEEPS_NAME_FIRST` keeps it (so a parameter has one argument name in every tool of
+    an API, whatever the bodies hold) and the others get `_{location}`; when several share that
+    first location, all of them get it.
+
+    A second round disambiguates what is still equal (two parameters that sanitize alike, a suffixed
+    name that another argument has) with a hash of the raw name and location, sparing the one
+    entry that kept its own name, if there is one.
     """
     base = [argument_name(raw) for raw, _ in entries]
-    counts = _counts(base)
+    ranks = [_KEEPS_NAME_FIRST.index(location) for _, location in entries]
+    best: dict[str, int] = {}
+    for name, rank in zip(base, ranks, strict=True):
+        best[name] = min(best.get(name, rank), rank)
+    at_best = _counts(name for name, rank in zip(base, ranks, strict=True) if rank == best[name])
+    kept = {
+        index
+        for index, (name, rank) in enumerate(zip(base, ranks, strict=True))
+        if rank == best[name] and at_best[name] == 1
+    }
     names = [
-        name if counts[name] == 1 else _suffixed(name, f"_{location}")
-        for name, (_, location) in zip(base, entries, strict=True)
+        name if index in kept else _suffixed(name, f"_{location}")
+        for index, (name, (_, location)) in enumerate(zip(base, entries, strict=True))
     ]
-    counts = _counts(names)
-    return [
-        name if counts[name] == 1 else _suffixed(name, f"_{short_hash(raw + ' ' + location)}")
-        for name, (raw, location) in zip(names, entries, strict=True)
-    ]
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, name in enumerate(names):
+        groups[name].append(index)
+    for indexes in groups.values():
+        moved = [index for index in indexes if index not in kept] if len(indexes) > 1 else []
+        for index in moved:  # a group holds at most one kept name: it stays
+            raw, location = entries[index]
+            names[index] = _suffixed(names[index], f"_{short_hash(raw + ' ' + location)}")
+    return names
 
 
 def _counts(names: Iterable[str]) -> dict[str, int]:

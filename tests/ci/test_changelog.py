@@ -356,3 +356,52 @@ def test_a_changed_route_of_the_same_tool() -> None:
 def test_summary(kinds: list[str], summary: str) -> None:
     tools = tuple(ToolChange(kind, f"t{index}") for index, kind in enumerate(kinds))  # type: ignore[arg-type]
     assert Changelog(tools).summary() == summary
+
+
+def test_tools_are_paired_by_route_first_so_a_name_taken_by_another_route_is_a_rename() -> None:
+    old = ToolSet((wire("get_build"),), {"get_build": "GET /build/{p}"})
+    new = ToolSet(
+        (wire("get_build"), wire("get_build_by_p")),
+        {"get_build": "GET /build", "get_build_by_p": "GET /build/{p}"},
+    )
+    assert compare(old, new).tools == (
+        ToolChange("added", "get_build"),
+        ToolChange(
+            "renamed",
+            "get_build_by_p",
+            "get_build",
+            (
+                Change("tool", "", 'title: "Title get_build" -> "Title get_build_by_p"', False),
+                Change("tool", "", "description changed", False),
+            ),
+        ),
+    )
+
+
+def test_an_argument_whose_place_on_the_wire_keeps_is_renamed_not_removed_and_added() -> None:
+    """Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun_query` became `dryRun`."""
+    string = {"type": "string"}
+    old = ToolSet(
+        (wire("t", {"dryRun_query": string, "dryRun_body": string}, ("dryRun_query",)),),
+        {"t": "DELETE /a"},
+        {"t": {"dryRun_query": "query dryRun", "dryRun_body": "body dryRun"}},
+    )
+    new = ToolSet(
+        (wire("t", {"dryRun": string, "dryRun_body": string}, ("dryRun",)),),
+        {"t": "DELETE /a"},
+        {"t": {"dryRun": "query dryRun", "dryRun_body": "body dryRun"}},
+    )
+    assert compare(old, new).tools == (
+        ToolChange("changed", "t", None, (Change("input", "dryRun", "renamed from dryRun_query", True),)),
+    )
+
+
+def test_arguments_that_swap_places_are_not_taken_for_renames() -> None:
+    string = {"type": "string"}
+    old = ToolSet(
+        (wire("t", {"a": string, "b": string}),), {"t": "GET /a"}, {"t": {"a": "query x", "b": "query y"}}
+    )
+    new = ToolSet(
+        (wire("t", {"a": string, "b": string}),), {"t": "GET /a"}, {"t": {"a": "query y", "b": "query x"}}
+    )
+    assert compare(old, new).tools == ()

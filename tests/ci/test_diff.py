@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -374,4 +375,67 @@ def test_operations_told_apart_by_query_templates_are_renamed_each_to_its_own(tm
     assert sorted(headings) == [
         "atPoint: renamed from byPoint (BREAKING)",
         "weatherForCity: renamed from byCity (BREAKING)",
+    ]
+
+
+JUPYTER = Path(__file__).parents[1] / "tools" / "jupyter_server.yaml"
+
+
+def test_a_package_with_the_former_method_and_path_names_against_the_spec_lists_renames(
+    tmp_path: Path,
+) -> None:
+    """Tools named `{method}_{path}` (as operations without an operationId were before) against the
+    same spec named with verbs and resources: each is one renamed tool, paired by its route."""
+    generation = generate(str(JUPYTER), GeneratorOptions("api", "API"))
+    data = json.loads(generation.files["api/tool_data.json"])
+    former: dict[str, str] = {}
+    for tool in data["tools"]:
+        route = data["routes"][tool["name"]]
+        former[tool["name"]] = re.sub(r"[^A-Za-z0-9_-]", "_", f"{route['method'].lower()}_{route['path']}")
+        tool["name"] = former[tool["name"]]
+    data["routes"] = {former[name]: route for name, route in data["routes"].items()}
+    for tool in data["tools"]:  # and the path parameter `path` was `path_path` beside a body's `path`
+        route = data["routes"][tool["name"]]
+        if "path_body" in tool["inputSchema"]["properties"]:
+            schema = tool["inputSchema"]
+            schema["properties"] = {
+                ("path_path" if k == "path" else k): v for k, v in schema["properties"].items()
+            }
+            schema["required"] = ["path_path" if k == "path" else k for k in schema["required"]]
+            route["params"][0]["arg"] = "path_path"
+    (tmp_path / "tool_data.json").write_text(json.dumps(data), encoding="utf-8")
+    status, out, _ = diff("tool_data.json", str(JUPYTER), cwd=tmp_path)
+    assert (status, out.splitlines()[0]) == (1, "32 tools renamed (34 breaking changes)")
+    lines = out.splitlines()
+    assert "restart_kernel: renamed from post__api_kernels__kernel_id__restart (BREAKING)" in lines
+    assert "get_contents: renamed from get__api_contents__path_ (BREAKING)" in lines
+    index = lines.index("update_contents: renamed from patch__api_contents__path_ (BREAKING)")
+    assert lines[index + 1] == "  - BREAKING argument path: renamed from path_path"
+    assert [line for line in lines if line.startswith("  - ")] == [
+        "  - BREAKING argument path: renamed from path_path"
+    ] * 2  # replace_contents' and update_contents': nothing else changed
+
+
+def test_a_new_shallower_route_that_takes_a_derived_name_is_an_addition_and_a_rename(tmp_path: Path) -> None:
+    def builds(*paths: str) -> dict[str, Any]:
+        parameter = {"name": "project", "in": "path", "required": True, "schema": {"type": "string"}}
+        operations = {
+            path: {
+                "get": {
+                    "parameters": [parameter] if "{" in path else [],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+            for path in paths
+        }
+        return {"openapi": "3.0.3", "info": {"title": "B", "version": "1"}, "paths": operations}
+
+    write_spec(tmp_path / "old.yaml", builds("/build/{project}"))
+    write_spec(tmp_path / "new.yaml", builds("/build", "/build/{project}"))
+    status, out, _ = diff("old.yaml", "new.yaml", cwd=tmp_path)
+    assert status == 1
+    assert [line for line in out.splitlines() if line and not line.startswith("  -")] == [
+        "1 tool added, 1 renamed (1 breaking change)",
+        "get_build: added",
+        "get_build_by_project: renamed from get_build (BREAKING)",
     ]

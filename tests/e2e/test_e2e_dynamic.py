@@ -31,7 +31,7 @@ pytestmark = pytest.mark.e2e
 MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
 API_KEY = "e2e-dynamic-key-0015"
 META = ["search_tools", "describe_tools", "call_tool"]
-READ_ONLY = ["listPets", "showPetById", "get__health"]
+READ_ONLY = ["listPets", "showPetById", "get_health"]
 
 
 @pytest.fixture(scope="module")
@@ -172,12 +172,12 @@ def test_each_http_request_narrows_by_header_and_url_never_wider(
         )
     finally:
         server.stop()
-    everything = ["listPets", "createPet", "showPetById", "replacePet", "renamePet", "get__health"]
+    everything = ["listPets", "createPet", "showPetById", "replacePet", "renamePet", "get_health"]
     assert seen == {
         "plain": everything,
-        "toolsets": ["get__health"],
+        "toolsets": ["get_health"],
         "tools": ["listPets", "createPet"],
-        "exclude": ["listPets", "showPetById", "get__health"],
+        "exclude": ["listPets", "showPetById", "get_health"],
         "readonly header": READ_ONLY,
         "x url": everything[:-1],
         "readonly url": READ_ONLY,
@@ -240,7 +240,7 @@ def test_enable_toolsets_sends_list_changed(
             return before, enabled, after
 
     before, enabled, after = run_async(body)
-    assert before == ["get__health", "list_toolsets", "enable_toolsets"]
+    assert before == ["get_health", "list_toolsets", "enable_toolsets"]
     assert enabled.structured_content == {"enabled": ["pets", "untagged"], "added": 6}
     assert (
         changes.count("ToolListChangedNotification" if client_mode == "legacy" else "ToolsListChanged") == 1
@@ -252,7 +252,7 @@ def test_enable_toolsets_sends_list_changed(
         "replacePet",
         "deletePet",
         "renamePet",
-        "get__health",
+        "get_health",
         "list_toolsets",
         "enable_toolsets",
     ]

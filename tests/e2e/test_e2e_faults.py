@@ -36,11 +36,11 @@ def test_faults_through_a_generated_server_over_stdio(packages: Packages, tmp_pa
         async def body() -> list[Any]:
             async with stdio_session(petstore.command, env=env, errlog=tmp_path / "stderr.txt") as client:
                 faults.script("status:503", "reset_mid_body")
-                retried = await client.call_tool("get__health", {})
+                retried = await client.call_tool("get_health", {})
                 faults.script("html_500")
-                failed = await client.call_tool("get__health", {})
+                failed = await client.call_tool("get_health", {})
                 faults.script()
-                fine = await client.call_tool("get__health", {})
+                fine = await client.call_tool("get_health", {})
                 return [retried, failed, fine]
 
         retried, failed, fine = run_async(body)
@@ -50,7 +50,7 @@ def test_faults_through_a_generated_server_over_stdio(packages: Packages, tmp_pa
     assert not fine.is_error and fine.meta["openapi2mcp/attempts"] == 1
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(x["tool"], x["session"], x["status"], x["attempts"], x["outcome"]) for x in lines] == [
-        ("get__health", "stdio", 200, 3, "ok"),
-        ("get__health", "stdio", 500, 1, "error"),
-        ("get__health", "stdio", 200, 1, "ok"),
+        ("get_health", "stdio", 200, 3, "ok"),
+        ("get_health", "stdio", 500, 1, "error"),
+        ("get_health", "stdio", 200, 1, "ok"),
     ]

@@ -39,7 +39,7 @@ GENERATED_TOOLS = [
     "replacePet",
     "deletePet",
     "renamePet",
-    "get__health",
+    "get_health",
 ]
 COUNT_INPUT = {
     "type": "object",

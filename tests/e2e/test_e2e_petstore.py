@@ -41,7 +41,7 @@ EXPECTED_TOOLS = {
     "replacePet": ("Replace a pet", "PUT", "/pets/{petId}"),
     "deletePet": ("Delete a pet", "DELETE", "/pets/{petId}"),
     "renamePet": ("Rename a pet", "PATCH", "/pets/{petId}"),
-    "get__health": ("Health check", "GET", "/health"),  # no operationId: {method}_{path}
+    "get_health": ("Health check", "GET", "/health"),  # no operationId: a verb and the resource
 }
 # The verb's hints (the contract in issue 2); openWorldHint is true for every tool.
 EXPECTED_HINTS: dict[str, dict[str, bool]] = {
@@ -60,7 +60,7 @@ VALID_CALLS: list[tuple[str, dict[str, Any], tuple[str, str]]] = [
     ("replacePet", {"petId": "rex-1", "name": "Rex", "tag": None}, ("PUT", "/pets/rex-1")),
     ("renamePet", {"petId": "rex-1", "name": "Max"}, ("PATCH", "/pets/rex-1")),
     ("deletePet", {"petId": "rex-1", "X-Request-Reason": "adopted"}, ("DELETE", "/pets/rex-1")),
-    ("get__health", {}, ("GET", "/health")),
+    ("get_health", {}, ("GET", "/health")),
 ]
 
 # Schema-invalid calls: (tool, arguments, the argument the error text must name).
@@ -189,7 +189,7 @@ def test_invalid_arguments_are_tool_errors_and_never_sent(
             await client.list_tools()
             results = [await client.call_tool(name, args) for name, args, _ in INVALID_CALLS]
             # A valid call last: Prism logs in order, so anything sent before it shows up first.
-            return results, await client.call_tool("get__health", {})
+            return results, await client.call_tool("get_health", {})
 
     results, sentinel = run_async(body)
     for (name, args, argument), result in zip(INVALID_CALLS, results, strict=True):
@@ -251,7 +251,7 @@ def test_missing_credential_names_the_variable(
         async with session(petstore, mode, petstore.env(prism.base_url), tmp_path) as client:
             await client.list_tools()
             refused = await client.call_tool("listPets", {})
-            return refused, await client.call_tool("get__health", {})  # security: [] → anonymous
+            return refused, await client.call_tool("get_health", {})  # security: [] → anonymous
 
     refused, anonymous = run_async(body)
     assert refused.is_error, dump(refused.model_dump())

@@ -74,7 +74,7 @@ def test_the_petstore_manifest_lists_the_tools_with_their_descriptions() -> None
         {"name": "replacePet", "description": "Replace a pet"},
         {"name": "deletePet", "description": "Delete a pet"},
         {"name": "renamePet", "description": "Rename a pet"},
-        {"name": "get__health", "description": "Health check"},
+        {"name": "get_health", "description": "Health check"},
     ]
 
 

@@ -123,7 +123,7 @@ def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> Non
 
 def test_tool_data_json_is_json_with_one_tool_and_one_route_per_operation() -> None:
     data = json.loads(petstore().files["petstore/tool_data.json"])
-    names = ["listPets", "createPet", "showPetById", "replacePet", "deletePet", "renamePet", "get__health"]
+    names = ["listPets", "createPet", "showPetById", "replacePet", "deletePet", "renamePet", "get_health"]
     assert [tool["name"] for tool in data["tools"]] == names
     assert list(data["routes"]) == names
     assert data["server"] == {"name": "petstore", "version": "1.0.0", "title": "Petstore"}
@@ -354,7 +354,7 @@ def test_the_readme_lists_every_tool_with_its_method_path_and_title() -> None:
         ("`replacePet`", "`PUT /pets/{petId}`", "Replace a pet"),
         ("`deletePet`", "`DELETE /pets/{petId}`", "Delete a pet"),
         ("`renamePet`", "`PATCH /pets/{petId}`", "Rename a pet"),
-        ("`get__health`", "`GET /health`", "Health check"),
+        ("`get_health`", "`GET /health`", "Health check"),
     ]
     assert "## Tools (7)" in petstore().files["README.md"]
 

@@ -72,11 +72,11 @@ def test_a_spec_is_measured_in_memory_with_exact_figures(tmp_path: Path) -> None
     report = inspect_json(str(PETSTORE), cwd=tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing written
     assert (report["source"], report["kind"], report["tools"]) == (str(PETSTORE), "spec", 7)
-    assert report["toolsList"] == {"bytes": 6476, "tokens": 1619}
-    assert report["default"] == {"toolsets": ["pets", "untagged"], "tools": 7, "bytes": 6476, "tokens": 1619}
+    assert report["toolsList"] == {"bytes": 6475, "tokens": 1619}
+    assert report["default"] == {"toolsets": ["pets", "untagged"], "tools": 7, "bytes": 6475, "tokens": 1619}
     assert report["toolsets"] == [
         {"name": "pets", "default": True, "description": "", "tools": 6, "bytes": 6031, "tokens": 1508},
-        {"name": "untagged", "default": True, "description": "", "tools": 1, "bytes": 456, "tokens": 114},
+        {"name": "untagged", "default": True, "description": "", "tools": 1, "bytes": 455, "tokens": 114},
     ]
     assert [(t["name"], t["bytes"], t["tokens"]) for t in report["largestTools"]] == [
         ("listPets", 1221, 306),
@@ -85,7 +85,7 @@ def test_a_spec_is_measured_in_memory_with_exact_figures(tmp_path: Path) -> None
         ("createPet", 986, 247),
         ("showPetById", 971, 243),
         ("deletePet", 730, 183),
-        ("get__health", 444, 111),
+        ("get_health", 443, 111),
     ]
     assert report["largestTools"][0] == {
         "name": "listPets",
@@ -100,7 +100,7 @@ def test_the_bytes_are_those_of_the_packages_tools_list_in_compact_json(petstore
     data = json.loads((petstore_package / "petstore" / "tool_data.json").read_text("utf-8"))
     compact = json.dumps({"tools": data["tools"]}, separators=(",", ":"), ensure_ascii=False)
     report = inspect_json(str(petstore_package), cwd=petstore_package.parent)
-    assert report["toolsList"]["bytes"] == len(compact.encode("utf-8")) == 6476
+    assert report["toolsList"]["bytes"] == len(compact.encode("utf-8")) == 6475
 
 
 @pytest.mark.parametrize("where", ["out", "out/petstore", "out/petstore/tool_data.json"])
@@ -194,12 +194,12 @@ def test_the_text_report_is_a_readable_table(tmp_path: Path) -> None:
     lines = stdout.splitlines()
     assert lines[:9] == [
         f"{PETSTORE} (spec): 7 tools in 2 toolsets",
-        "tools/list: 6,476 bytes, about 1,619 tokens (estimate: ceil(bytes / 4))",
-        "default toolsets: all (7 tools, 6,476 bytes, about 1,619 tokens)",
+        "tools/list: 6,475 bytes, about 1,619 tokens (estimate: ceil(bytes / 4))",
+        "default toolsets: all (7 tools, 6,475 bytes, about 1,619 tokens)",
         "",
         "toolset   default  tools  bytes  tokens",
         "pets      yes          6  6,031   1,508",
-        "untagged  yes          1    456     114",
+        "untagged  yes          1    455     114",
         "",
         "largest tools  toolset   bytes  tokens  inputSchema",
     ]

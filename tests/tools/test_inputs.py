@@ -229,7 +229,7 @@ def test_an_operation_parameter_overrides_the_path_item_parameter_with_the_same_
         ("v", "query"),
         ("v", "header"),
     ]
-    assert list(properties) == ["id", "v_query", "v_header"]
+    assert list(properties) == ["id", "v", "v_header"]
 
 
 @pytest.mark.parametrize("header", ["Accept", "content-type", "AUTHORIZATION"])
@@ -335,7 +335,7 @@ def test_the_parameter_description_is_the_property_description() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Clashes: every clashing argument gets `_{location}`
+# Clashes: the first of path, query, header, cookie, body keeps the name, the others get `_{location}`
 
 
 def clash_operation(first: str, second: str) -> tuple[str, dict[str, Any]]:
@@ -350,19 +350,21 @@ def clash_operation(first: str, second: str) -> tuple[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize(("first", "second"), list(itertools.combinations(LOCATIONS, 2)))
-def test_a_name_in_two_locations_gets_the_location_suffix_on_both(first: str, second: str) -> None:
+def test_of_a_name_in_two_locations_the_first_keeps_it_and_the_second_gets_its_suffix(
+    first: str, second: str
+) -> None:
     path, operation = clash_operation(first, second)
     tool = tool_of(path, "post", operation)
-    assert sorted(tool.input_schema["properties"]) == sorted([f"id_{first}", f"id_{second}"])
+    assert sorted(tool.input_schema["properties"]) == sorted(["id", f"id_{second}"])
     bound: dict[str, str] = {p.location: p.argument for p in tool.parameters}
     if tool.body is not None:
         bound["body"] = tool.body.fields[0].argument
         assert tool.body.fields[0].name == "id"
-    assert bound == {first: f"id_{first}", second: f"id_{second}"}
+    assert bound == {first: "id", second: f"id_{second}"}
     assert all(p.name == "id" for p in tool.parameters)
 
 
-def test_a_name_in_all_five_locations_gets_five_suffixes_and_unrelated_names_stay() -> None:
+def test_a_name_in_all_five_locations_stays_with_the_path_and_unrelated_names_stay() -> None:
     tool = tool_of(
         "/a/{id}",
         "post",
@@ -373,7 +375,7 @@ def test_a_name_in_all_five_locations_gets_five_suffixes_and_unrelated_names_sta
         },
     )
     assert list(tool.input_schema["properties"]) == [
-        "id_path",
+        "id",
         "id_query",
         "id_header",
         "id_cookie",
@@ -381,6 +383,55 @@ def test_a_name_in_all_five_locations_gets_five_suffixes_and_unrelated_names_sta
         "id_body",
         "name",
     ]
+
+
+def test_a_parameter_keeps_its_name_in_every_tool_of_a_path_when_a_body_has_it_too() -> None:
+    """Jupyter Server's contents API: `path` is the path parameter of GET, PUT and PATCH, and PUT's and
+    PATCH's bodies have a `path` field (the new path)."""
+    body = json_body(obj(path={"type": "string", "description": "New path"}, name={"type": "string"}))
+    model, _ = build(
+        spec(
+            {
+                "/api/contents/{path}": {
+                    "parameters": [param("path", "path")],
+                    "get": {"operationId": "get_contents", "responses": OK},
+                    "put": {"operationId": "save_contents", "requestBody": body, "responses": OK},
+                    "patch": {"operationId": "rename_contents", "requestBody": body, "responses": OK},
+                }
+            }
+        )
+    )
+    assert [[p.argument for p in tool.parameters] for tool in model.tools] == [["path"]] * 3
+    assert [list(tool.input_schema["properties"]) for tool in model.tools] == [
+        ["path"],
+        ["path", "path_body", "name"],
+        ["path", "path_body", "name"],
+    ]
+    put = model.tools[1]
+    assert put.body is not None
+    assert [(field.argument, field.name) for field in put.body.fields] == [
+        ("path_body", "path"),
+        ("name", "name"),
+    ]
+    assert put.input_schema["properties"]["path_body"]["description"] == (
+        "Sent as `path` in the request body; the argument `path` is the path parameter. New path"
+    )
+    assert "description" not in put.input_schema["properties"]["name"]
+
+
+def test_a_whole_body_that_gives_way_to_a_parameter_named_body_says_so() -> None:
+    tool = tool_of(
+        "/a",
+        "post",
+        {
+            "operationId": "a",
+            "parameters": [param("body", "query")],
+            "requestBody": json_body({"type": "string"}, media="text/plain"),
+        },
+    )
+    assert tool.input_schema["properties"]["body_body"]["description"] == (
+        "The request body; the argument `body` is the query parameter."
+    )
 
 
 def test_a_sanitized_name_that_equals_another_parameter_counts_as_a_clash() -> None:
@@ -395,7 +446,7 @@ def test_a_sanitized_name_that_equals_another_parameter_counts_as_a_clash() -> N
             ],
         },
     )
-    assert list(tool.input_schema["properties"]) == ["page_size__query", "page_size__header"]
+    assert list(tool.input_schema["properties"]) == ["page_size_", "page_size__header"]
 
 
 def test_the_required_list_uses_the_suffixed_names() -> None:
@@ -410,7 +461,7 @@ def test_the_required_list_uses_the_suffixed_names() -> None:
             ),
         },
     )
-    assert tool.input_schema["required"] == ["id_path", "id_body"]
+    assert tool.input_schema["required"] == ["id", "id_body"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -539,7 +590,7 @@ def test_a_body_property_clashes_with_a_parameter_named_body() -> None:
             "requestBody": json_body({"type": "string"}, media="text/plain"),
         },
     )
-    assert list(tool.input_schema["properties"]) == ["body_query", "body_body"]
+    assert list(tool.input_schema["properties"]) == ["body", "body_body"]
     assert tool.body is not None and tool.body.argument == "body_body"
 
 
@@ -677,7 +728,7 @@ def test_dependent_required_uses_the_suffixed_argument_names() -> None:
             ),
         },
     )
-    assert tool.input_schema["required"] == ["id_path"]
+    assert tool.input_schema["required"] == ["id"]
     assert tool.input_schema["dependentRequired"] == {"x": ["id_body"]}
 
 

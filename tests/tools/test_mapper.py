@@ -82,7 +82,7 @@ def test_every_character_outside_the_portable_set_becomes_an_underscore_and_case
     assert names(spec({"/a": {"get": op(operationId="Pets.list v2/Ä:{id}")}})) == ["Pets_list_v2____id_"]
 
 
-def test_an_operation_without_operation_id_is_named_after_its_method_and_path() -> None:
+def test_an_operation_without_operation_id_is_named_with_a_verb_and_its_resource() -> None:
     document = spec(
         {
             "/pets/{petId}/Toys.json": {
@@ -94,7 +94,11 @@ def test_an_operation_without_operation_id_is_named_after_its_method_and_path() 
             }
         }
     )
-    assert names(document) == ["delete__pets__petId__Toys_json"]
+    assert names(document) == ["delete_pet_toys_json"]
+
+
+def test_an_empty_operation_id_counts_as_none() -> None:
+    assert names(spec({"/pets": {"get": op(operationId="")}})) == ["list_pets"]
 
 
 def test_a_long_operation_id_is_cut_to_64_characters_with_a_readable_head_and_a_hash_of_the_whole() -> None:
@@ -111,10 +115,10 @@ def test_a_long_fallback_name_is_cut_to_64_characters_the_same_way() -> None:
         for n in ("org", "repo", "env")
     ]
     (name,) = names(spec({path: {"get": op(parameters=parameters)}}))
-    raw = f"get_{path}"
+    raw = "list_organization_repository_environment_deployment_branch_policies"
     assert len(name) == 64
     assert PORTABLE.fullmatch(name)
-    assert name == re.sub(r"[^A-Za-z0-9_-]", "_", raw)[:55] + "_" + sha8(raw)
+    assert name == raw[:55] + "_" + sha8(raw)
 
 
 def test_every_member_of_a_name_clash_gets_a_hash_of_its_own_method_and_path() -> None:
@@ -153,9 +157,10 @@ def test_clash_suffixes_do_not_depend_on_the_order_of_paths_in_the_spec() -> Non
     assert len(set(forward.values())) == 5
 
 
-def test_a_fallback_name_that_clashes_with_an_operation_id_makes_both_unique() -> None:
-    document = spec({"/c": {"post": op()}, "/d": {"post": op(operationId="post__c")}})
-    assert names(document) == ["post__c_" + sha8("POST /c"), "post__c_" + sha8("POST /d")]
+def test_a_derived_name_that_an_operation_id_has_gives_way_and_the_operation_id_stays() -> None:
+    document = spec({"/c": {"post": op()}, "/d": {"post": op(operationId="create_c")}})
+    assert names(document) == ["create_c_" + sha8("POST /c"), "create_c"]
+    assert build(document)[1] == []
 
 
 def test_clashing_names_of_64_characters_stay_within_64_after_the_suffix() -> None:
@@ -551,7 +556,7 @@ def test_a_query_template_that_cannot_be_sent_skips_the_operation(key: str) -> N
 def test_operations_told_apart_only_by_a_fragment_get_distinct_names() -> None:
     model, _ = build(spec({"/#A": {"get": op()}, "/#B": {"get": op()}}))
     names = [tool.name for tool in model.tools]
-    assert len(set(names)) == 2 and all(name.startswith("get___") for name in names)
+    assert names == ["get_root_a", "get_root_b"]
 
 
 def test_an_undeclared_path_template_parameter_skips_the_operation_with_an_error_at_the_operation() -> None:

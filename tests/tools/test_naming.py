@@ -66,9 +66,19 @@ def test_argument_names_change_only_where_needed():
     assert re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", argument_name("x" * 90))
 
 
-def test_every_member_of_an_argument_clash_gets_its_location_suffix():
+def test_of_an_argument_clash_the_path_parameter_keeps_the_name_and_the_others_get_their_location():
     names = resolve_argument_clashes([("id", "path"), ("id", "body"), ("name", "body"), ("id", "query")])
-    assert names == ["id_path", "id_body", "name", "id_query"]
+    assert names == ["id", "id_body", "name", "id_query"]
+
+
+def test_a_query_parameter_keeps_its_name_against_a_body_property_and_a_header():
+    names = resolve_argument_clashes([("dryRun", "body"), ("dryRun", "header"), ("dryRun", "query")])
+    assert names == ["dryRun_body", "dryRun_header", "dryRun"]
+
+
+def test_a_suffixed_name_that_another_argument_has_is_hashed_but_the_kept_name_stays():
+    names = resolve_argument_clashes([("id", "path"), ("id", "body"), ("id_body", "query")])
+    assert names == ["id", "id_body_" + short_hash("id body"), "id_body"]
 
 
 def test_names_that_sanitize_alike_in_one_location_stay_distinct():

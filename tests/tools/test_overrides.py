@@ -107,7 +107,7 @@ def test_an_operation_can_be_named_by_method_and_path_with_the_method_in_any_cas
 
 def test_a_method_and_path_reference_needs_the_path_key_exactly_as_the_spec_writes_it() -> None:
     tools, diagnostics = run(ToolOverride("GET /pets/", name="x"))
-    assert sorted(tools) == ["listPets", "post__pets"]
+    assert sorted(tools) == ["create_pet", "listPets"]
     assert diagnostics == [
         (
             Level.WARNING,
@@ -181,7 +181,7 @@ def test_merged_x_mcp_replaces_annotations_that_are_not_an_object() -> None:
 
 def test_an_override_cannot_bring_back_an_x_mcp_false_operation_and_warns() -> None:
     tools, diagnostics = run(ToolOverride("listPets", name="back"), spec=document(**{"x-mcp": False}))
-    assert sorted(tools) == ["post__pets"]
+    assert sorted(tools) == ["create_pet"]
     assert diagnostics == [
         (Level.INFO, "#/paths/~1pets/get", "x-mcp: false: left out"),
         (
@@ -195,7 +195,7 @@ def test_an_override_cannot_bring_back_an_x_mcp_false_operation_and_warns() -> N
 
 def test_an_override_of_an_operation_the_selectors_leave_out_is_not_a_warning() -> None:
     tools, diagnostics = run(ToolOverride("listPets", name="x"), exclude=("op:listPets",))
-    assert sorted(tools) == ["post__pets"]
+    assert sorted(tools) == ["create_pet"]
     assert [level for level, _, _ in diagnostics] == [Level.INFO]
 
 
@@ -205,20 +205,25 @@ def test_each_override_that_matches_nothing_is_a_warning_and_the_others_apply() 
         ToolOverride("listPets", name="b"),
         ToolOverride("PUT /pets", name="c"),
     )
-    assert sorted(tools) == ["b", "post__pets"]
+    assert sorted(tools) == ["b", "create_pet"]
     assert [message.split(" matches")[0] for _, _, message in diagnostics] == [
         "override 'listpets'",
         "override 'PUT /pets'",
     ]
 
 
-def test_an_override_name_that_clashes_with_another_tool_is_made_unique_like_any_clash() -> None:
-    tools, diagnostics = run(ToolOverride("listPets", name="post__pets"))
-    expected = {
-        f"post__pets_{sha8(identity)}": identity.split()[0] for identity in ("GET /pets", "POST /pets")
-    }
+def test_an_override_name_that_clashes_with_another_override_is_made_unique_like_any_clash() -> None:
+    tools, diagnostics = run(ToolOverride("listPets", name="same"), ToolOverride("POST /pets", name="same"))
+    expected = {f"same_{sha8(identity)}": identity.split()[0] for identity in ("GET /pets", "POST /pets")}
     assert {name: tool.method for name, tool in tools.items()} == expected
     assert [level for level, _, _ in diagnostics] == [Level.WARNING, Level.WARNING]
+
+
+def test_an_override_name_keeps_a_name_that_a_derived_name_has_and_the_derived_one_gives_way() -> None:
+    tools, diagnostics = run(ToolOverride("listPets", name="create_pet"))
+    expected = {"create_pet": "GET", f"create_pet_{sha8('POST /pets')}": "POST"}
+    assert {name: tool.method for name, tool in tools.items()} == expected
+    assert diagnostics == []
 
 
 # ---------------------------------------------------------------------------------------------

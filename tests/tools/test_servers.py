@@ -68,7 +68,7 @@ def test_an_operation_server_equal_to_the_default_is_no_own_server() -> None:
     document = spec(
         [{"url": "https://api.test/"}], **{"/a": {"get": {"servers": [{"url": "https://api.test"}], **OK}}}
     )
-    assert own_urls(mapped(document)[0]) == {"get__a": None}
+    assert own_urls(mapped(document)[0]) == {"get_a": None}
 
 
 def test_operation_server_variables_are_overridden_too() -> None:
