@@ -144,21 +144,21 @@ def test_contents_round_trip(jupyverse: Jupyverse) -> None:
     a notebook (POST), delete; each step checked over plain HTTP."""
 
     async def body(mcp: Caller) -> None:
-        folder = await mcp.ok("POST", "/api/contents{path}", path_path="/", path_body="", type="directory")
+        folder = await mcp.ok("POST", "/api/contents{path}", path="/", path_body="", type="directory")
         assert (folder["path"], folder["type"]) == ("Untitled Folder", "directory")
-        await mcp.ok("PATCH", CONTENTS, path_path="Untitled Folder", path_body="rt")
+        await mcp.ok("PATCH", CONTENTS, path="Untitled Folder", path_body="rt")
         assert jupyverse.api("GET", "/api/contents/rt")[1]["type"] == "directory"
         save = {"type": "file", "format": "text"}
-        await mcp.ok("PUT", CONTENTS, path_path="rt/a.txt", path_body="rt/a.txt", content="v1", **save)
+        await mcp.ok("PUT", CONTENTS, path="rt/a.txt", path_body="rt/a.txt", content="v1", **save)
         assert (await mcp.ok("GET", CONTENTS, path="rt/a.txt"))["content"] == "v1"
-        await mcp.ok("PUT", CONTENTS, path_path="rt/a.txt", path_body="rt/a.txt", content="v2", **save)
+        await mcp.ok("PUT", CONTENTS, path="rt/a.txt", path_body="rt/a.txt", content="v2", **save)
         assert jupyverse.api("GET", "/api/contents/rt/a.txt")[1]["content"] == "v2"
-        moved = await mcp.ok("PATCH", CONTENTS, path_path="rt/a.txt", path_body="rt/b.txt")
+        moved = await mcp.ok("PATCH", CONTENTS, path="rt/a.txt", path_body="rt/b.txt")
         assert moved["path"] == "rt/b.txt"
         assert jupyverse.api("GET", "/api/contents/rt/a.txt")[0] == 404
         assert jupyverse.api("GET", "/api/contents/rt/b.txt")[1]["content"] == "v2"
         notebook = await mcp.ok(
-            "POST", "/api/contents{path}", path_path="/rt", path_body="rt", type="notebook"
+            "POST", "/api/contents{path}", path="/rt", path_body="rt", type="notebook"
         )
         assert notebook["path"] == "rt/Untitled.ipynb"
         stored = jupyverse.api("GET", "/api/contents/rt/Untitled.ipynb")[1]
@@ -214,13 +214,13 @@ def test_errors_carry_the_services_message(jupyverse: Jupyverse) -> None:
     async def body(mcp: Caller) -> None:
         assert '{"detail":"Item not found"}' in await mcp.error("GET", CONTENTS, 404, path="er/missing.txt")
         saved = {"path_body": "er/a.txt", "type": "file", "format": "text"}
-        text = await mcp.error("PUT", CONTENTS, 404, path_path="er/a.txt", **saved)
+        text = await mcp.error("PUT", CONTENTS, 404, path="er/a.txt", **saved)
         assert '{"detail":"Error saving er/a.txt"}' in text
         text = await mcp.error(
             "GET", "/kernelspecs/{kernel_name}/{file_name}", 404, kernel_name="nope", file_name="kernel.json"
         )
         assert "Kernelspec nope/kernel.json not found" in text
-        text = await mcp.error("PATCH", CONTENTS, 500, path_path="er/missing.txt", path_body="er/b.txt")
+        text = await mcp.error("PATCH", CONTENTS, 500, path="er/missing.txt", path_body="er/b.txt")
         assert "Internal Server Error" in text
 
     jupyverse.run(body)

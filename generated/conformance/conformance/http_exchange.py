@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
 from urllib.request import getproxies_environment, proxy_bypass_environment  # type: ignore[attr-defined,unused-ignore]
 
 import httpx2
@@ -215,3 +216,30 @@ def _connect_failed(error: Exception, url: str) -> ConnectFailed:
     if proxied and not proxy_bypass_environment(host, proxies):
         message += "; a proxy is set in the environment (HTTP(S)_PROXY, ALL_PROXY): check it too"
     return ConnectFailed(message, tls=isinstance(low, ssl.SSLError))
+
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 5
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def same_origin_redirect(method: str, url: str, status: int, location: str | None) -> str | None:
+    """Where a redirect sends the request, when it is followed: to the same origin (scheme, host
+    and port: the credentials stay with the host they are for), for GET and HEAD whatever the
+    redirect, for other methods only a 307 or 308 (which keep the method and the body). None: the
+    answer stands (another origin's redirect is reported with its Location)."""
+    if status not in REDIRECTS or not location:
+        return None
+    if method not in ("GET", "HEAD") and status not in (307, 308):
+        return None
+    target = urljoin(url, location.strip())
+    return target if _origin(target) == _origin(url) else None
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme)
+    except ValueError:  # a port that is no number: no origin to match
+        return ("", "", None)
+    return parts.scheme, (parts.hostname or "").lower(), port

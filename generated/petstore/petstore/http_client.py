@@ -157,7 +157,7 @@ class Sender:
                 record.attempts += 1
                 await record.debug(attempt, "sending", method=method)
             try:
-                answer = await self._exchange(method, url, headers, body, deadline)
+                answer = await self._followed(method, url, headers, body, deadline)
             except Retryable as failure:
                 if not left or (wait := rs.backoff(attempt)) > deadline - loop.time():
                     raise
@@ -194,6 +194,21 @@ class Sender:
                 }
                 await record.notify("warning", data)
             await asyncio.sleep(wait)
+
+    async def _followed(
+        self, method: str, url: str, headers: hx.RawHeaders, body: bytes | None, deadline: float
+    ) -> res.Upstream:
+        """The exchange, and up to MAX_REDIRECTS more where a redirect stays on the same origin
+        (http_exchange.same_origin_redirect: a service moving /api/ to /api); the last answer."""
+        for _hop in range(hx.MAX_REDIRECTS):
+            answer = await self._exchange(method, url, headers, body, deadline)
+            location = answer.headers.get("location")
+            target = hx.same_origin_redirect(method, url, answer.status, location)
+            if target is None:
+                return answer
+            logger.info("%s %s -> HTTP %s, following it", method, answer.url, answer.status)
+            url = target
+        return await self._exchange(method, url, headers, body, deadline)
 
     async def _exchange(
         self,
