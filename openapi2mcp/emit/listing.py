@@ -32,14 +32,14 @@ def escape(key: str) -> str:
 
 
 def listed_input(schema: JSONSchema) -> tuple[JSONSchema, list[str]]:
-    """The listed form of an inputSchema and the pointers of the objects it no longer closes."""
+    """The listed form of an inputSchema and the pointers of the objects it no longer closes, sorted."""
     closed: list[str] = []
     listed = _subschema(schema, "", closed)
     if not isinstance(listed, dict):  # (an inputSchema is an object; a boolean one stays as it is)
         return schema, []
     if "properties" not in listed and listed.get("type") == "object":
         listed["properties"] = {}
-    return listed, closed
+    return listed, sorted(closed)
 
 
 def _subschema(schema: Any, pointer: str, closed: list[str]) -> Any:
