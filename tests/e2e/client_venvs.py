@@ -2,8 +2,9 @@
 resolution (langchain-mcp-adapters needs mcp<2, the generated servers mcp>=2.3).
 
 `tests/e2e/clients/NAME.in` names the library at its pinned version; `NAME.lock` is every package
-of its venv, pinned (`PYTHONPATH=tests .venv/bin/python tests/e2e/client_venvs.py` writes them again with uv). A venv is
-`.cache/client-venvs/NAME-<hash of its lock>`, made by uv from the lock once and reused.
+of its venv, pinned (`PYTHONPATH=tests .venv/bin/python tests/e2e/client_venvs.py` writes them
+again with uv). A venv is `.cache/client-venvs/NAME-<hash of its lock>`, made by uv from the lock
+once and reused.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from client_venvs import SCRIPTS, ClientVenv
 from e2e_support import ServerVenv, default_env_prefix, file_lock, minimal_env, run_tool
-from test_e2e_corpus import PREFIX, SPECS, Build, corpus_builds, names, packages_dir
+from test_e2e_corpus import PREFIX, Build, corpus_builds, names, packages_dir
 
 pytestmark = pytest.mark.e2e
 __all__ = ["corpus_builds"]  # (the fixture, shared with the corpus tests)
@@ -48,9 +48,7 @@ def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path) -> dict[str, A
     return {"servers": servers, "errlog": str(errlog)}
 
 
-def client_report(
-    client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path
-) -> dict[str, Any]:
+def client_report(client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path) -> dict[str, Any]:
     """The library's report on every built spec, made once per run (by the first worker)."""
     record = workdir / "clients" / f"{client}.json"
     with file_lock(workdir / "clients" / f".{client}.lock"):
@@ -86,7 +84,8 @@ def test_every_tool_converts_in_both_modes(
         assert got["converted"] == expected, f"{client}, {mode} mode"
         if "strict" in got:  # openai-agents
             assert sorted([*got["strict"], *got["not_strict"]]) == sorted(expected)
-            odd = {tool: why for tool, why in got["not_strict"].items() if not why.startswith(NOT_STRICT_BECAUSE)}
+            reasons = got["not_strict"].items()
+            odd = {tool: why for tool, why in reasons if not why.startswith(NOT_STRICT_BECAUSE)}
             assert odd == {}, f"{client}, {mode} mode: not strict for another reason"
     if client == "openai-agents":
         assert report["dynamic"]["strict"] == ["search_tools", "describe_tools"]

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from openapi2mcp.diagnostics import Diagnostics
-from openapi2mcp.emit.sharing import MARKER, MarkerCollision, share_repeats
 from openapi2mcp.emit.listing import listed_input
+from openapi2mcp.emit.sharing import MARKER, MarkerCollision, share_repeats
 from openapi2mcp.emit.tool_data import tool_details
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.model import GeneratorOptions, SizeLimits

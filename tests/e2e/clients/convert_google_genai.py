@@ -17,23 +17,22 @@ from mcp.client.stdio import stdio_client
 async def convert(command: str, env: Mapping[str, str], errlog: str) -> dict[str, Any]:
     params = StdioServerParameters(command=command, args=[], env=dict(env))
     with open(errlog, "a") as err:
-        async with stdio_client(params, errlog=err) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                listed = (await session.list_tools()).tools
-                converted, failed = [], {}
-                for tool in listed:
-                    try:
-                        declarations = _mcp_utils.mcp_to_gemini_tool(tool).function_declarations
-                    except (AttributeError, TypeError, ValueError, KeyError) as error:
-                        failed[tool.name] = error_text(error)
-                    else:
-                        converted += [declaration.name for declaration in declarations or ()]
-                if not failed:  # the whole config, as generate_content makes it
-                    config = types.GenerateContentConfig(tools=[session])
-                    parsed, _adapters = await _extra_utils.parse_config_for_mcp_sessions(config)
-                    declared = [d.name for tool in parsed.tools for d in tool.function_declarations]
-                    assert declared == converted, "parse_config_for_mcp_sessions differs"
+        async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            listed = (await session.list_tools()).tools
+            converted, failed = [], {}
+            for tool in listed:
+                try:
+                    declarations = _mcp_utils.mcp_to_gemini_tool(tool).function_declarations
+                except (AttributeError, TypeError, ValueError, KeyError) as error:
+                    failed[tool.name] = error_text(error)
+                else:
+                    converted += [declaration.name for declaration in declarations or ()]
+            if not failed:  # the whole config, as generate_content makes it
+                config = types.GenerateContentConfig(tools=[session])
+                parsed, _adapters = await _extra_utils.parse_config_for_mcp_sessions(config)
+                declared = [d.name for tool in parsed.tools for d in tool.function_declarations]
+                assert declared == converted, "parse_config_for_mcp_sessions differs"
     return {"listed": [tool.name for tool in listed], "converted": converted, "failed": failed}
 
 

@@ -49,9 +49,7 @@ async def convert(command: str, env: Mapping[str, str], errlog: str) -> dict[str
         "failed": {},
         "strict": [tool.name for tool in functions if tool.strict_json_schema],
         "not_strict": {
-            tool.name: why_not_strict(schemas[tool.name])
-            for tool in functions
-            if not tool.strict_json_schema
+            tool.name: why_not_strict(schemas[tool.name]) for tool in functions if not tool.strict_json_schema
         },
     }
 
