@@ -7,13 +7,15 @@ started by the client library over stdio with ENV; one after the other, so that 
 imported once for all. Report (the second argument, JSON): per server and label, `listed` (tool
 names as tools/list gave them), `converted` (names of the library's tool objects), `failed`
 ({name: error}) and, for openai-agents, `strict` (names) and `not_strict` ({name: why}); or
-`{"error": TEXT}` when the session itself failed."""
+`{"error": TEXT}` when the session itself failed; and its `seconds`. In dynamic mode, `called`: the
+text of `search_tools`' result, called through the library's own path (`CALL_TOOL`)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -26,10 +28,12 @@ FAILURES = (ExceptionGroup, OSError, RuntimeError, ValueError, TypeError, Attrib
 
 
 async def session(convert: Convert, command: str, env: Mapping[str, str], errlog: str) -> dict[str, Any]:
+    start = time.monotonic()
     try:
-        return await asyncio.wait_for(convert(command, env, errlog), SESSION_TIMEOUT)
+        report = await asyncio.wait_for(convert(command, env, errlog), SESSION_TIMEOUT)
     except (TimeoutError, AssertionError, *FAILURES) as error:
-        return {"error": error_text(error)}
+        report = {"error": error_text(error)}
+    return report | {"seconds": round(time.monotonic() - start, 2)}
 
 
 def main(convert: Convert) -> None:
@@ -49,6 +53,11 @@ def main(convert: Convert) -> None:
     report = asyncio.run(run())
     with open(sys.argv[2], "w", encoding="utf-8") as handle:
         json.dump(report, handle)
+
+
+# The call each library makes through its own path where the server is in dynamic mode: the
+# search is answered by the server itself (harmless, nothing reaches the API).
+CALL_TOOL, CALL_ARGUMENTS = "search_tools", {"query": ""}  # (empty: the first tools)
 
 
 def error_text(error: BaseException) -> str:
