@@ -19,6 +19,7 @@ import typer
 from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, compare
 from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
+from openapi2mcp.emit.listing import enforced_input
 from openapi2mcp.emit.output import OutputError, read_manifest
 from openapi2mcp.emit.render import TOOL_DATA_FILE
 from openapi2mcp.load.source import LoadError, is_url
@@ -129,7 +130,18 @@ def parse_tool_data(text: str, path: Path) -> ToolSet:
     if not isinstance(tools, list) or not all(_is_tool(tool) for tool in tools):
         raise LoadError(f'{path}: not a {TOOL_DATA_FILE} file (no "tools" list of named tools)')
     routes = data.get("routes")
-    return ToolSet(tuple(tools), _route_keys(routes) if isinstance(routes, dict) else {})
+    if not isinstance(routes, dict):
+        return ToolSet(tuple(tools), {})
+    return ToolSet(tuple(_enforced(tool, routes.get(tool["name"])) for tool in tools), _route_keys(routes))
+
+
+def _enforced(tool: dict[str, Any], route: Any) -> dict[str, Any]:
+    """The tool with the inputSchema its server enforces (the listed one closes no object, its
+    route's `closed` names them: emit/listing.py), so that closing or opening one is a change."""
+    closed = route.get("closed") if isinstance(route, dict) else None
+    if not closed:
+        return tool
+    return tool | {"inputSchema": enforced_input(tool.get("inputSchema"), closed)}
 
 
 def _is_tool(tool: Any) -> bool:

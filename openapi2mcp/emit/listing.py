@@ -14,6 +14,7 @@ on the whole server. The listed form has none:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from openapi2mcp.model import JSONSchema, Tool
@@ -66,6 +67,32 @@ def _subschema(schema: Any, pointer: str, closed: list[str]) -> Any:
         else:
             listed[key] = value
     return listed
+
+
+def enforced_input(listed: Any, closed: Any) -> Any:
+    """The inputSchema the runtime enforces: the listed one with `additionalProperties: false`
+    back at each pointer of `closed` (as the runtime's `validation.closed_again` does); a pointer
+    that names no object of it (data written by hand) is passed over."""
+    if not isinstance(listed, dict) or not isinstance(closed, list) or not closed:
+        return listed
+    whole = copy.deepcopy(listed)
+    for pointer in closed:
+        node = _follow(whole, pointer) if isinstance(pointer, str) else None
+        if isinstance(node, dict):
+            node["additionalProperties"] = False
+    return whole
+
+
+def _follow(node: Any, pointer: str) -> Any:
+    for token in pointer.split("/")[1:]:
+        key = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and key in node:
+            node = node[key]
+        elif isinstance(node, list) and key.isdigit() and int(key) < len(node):
+            node = node[int(key)]
+        else:
+            return None
+    return node
 
 
 def listed_wire(tool: Tool) -> tuple[dict[str, Any], list[str]]:
