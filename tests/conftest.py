@@ -96,9 +96,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _corpus_spec_of(item: pytest.Item) -> str | None:
-    """The corpus spec a test of test_e2e_corpus.py runs on (None for any other test)."""
+    """The corpus spec a test of test_e2e_corpus.py or test_e2e_clients.py runs on (None for any
+    other test)."""
     callspec = getattr(item, "callspec", None)
-    if item.path.name != "test_e2e_corpus.py" or callspec is None:
+    if item.path.name not in ("test_e2e_corpus.py", "test_e2e_clients.py") or callspec is None:
         return None
     return callspec.params.get("name") or None
 

@@ -133,7 +133,6 @@ def _only_tool(tmp_path: Path) -> dict[str, object]:
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
             "properties": {},
-            "additionalProperties": False,
         },
         "annotations": {
             "title": "List pets",

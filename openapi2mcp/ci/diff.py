@@ -20,6 +20,7 @@ from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, com
 from openapi2mcp.ci.pairing import argument_places
 from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
+from openapi2mcp.emit.listing import enforced_input
 from openapi2mcp.emit.output import OutputError, read_manifest
 from openapi2mcp.emit.render import TOOL_DATA_FILE
 from openapi2mcp.load.source import LoadError, is_url
@@ -133,7 +134,17 @@ def parse_tool_data(text: str, path: Path) -> ToolSet:
     if not isinstance(routes, dict):
         return ToolSet(tuple(tools))
     places = {name: argument_places(route) for name, route in routes.items() if isinstance(route, dict)}
-    return ToolSet(tuple(tools), _route_keys(routes), places)
+    enforced = tuple(_enforced(tool, routes.get(tool["name"])) for tool in tools)
+    return ToolSet(enforced, _route_keys(routes), places)
+
+
+def _enforced(tool: dict[str, Any], route: Any) -> dict[str, Any]:
+    """The tool with the inputSchema its server enforces (the listed one closes no object, its
+    route's `closed` names them: emit/listing.py), so that closing or opening one is a change."""
+    closed = route.get("closed") if isinstance(route, dict) else None
+    if not closed:
+        return tool
+    return tool | {"inputSchema": enforced_input(tool.get("inputSchema"), closed)}
 
 
 def _is_tool(tool: Any) -> bool:

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from typing import Any
 
+from openapi2mcp.emit.listing import listed_input, listed_wire
 from openapi2mcp.emit.sharing import MarkerCollision, share_repeats
 from openapi2mcp.model import ApiModel, Body, GeneratorOptions, Parameter, SecurityScheme, Tool
 
@@ -14,12 +15,19 @@ DETAILS_FORMAT_VERSION = 2  # 1 had no table of shared objects
 
 
 def tool_data(model: ApiModel, options: GeneratorOptions, generator: str) -> dict[str, Any]:
+    """The data file; each tool in its listed form (`listing.py`), its route with the objects the
+    runtime closes again (`closed`) and its size as listed."""
+    listed = [listed_wire(tool) for tool in model.tools]
+    routes = {
+        tool.name: _route(tool) | {"closed": closed, "listBytes": list_bytes(wire)}
+        for tool, (wire, closed) in zip(model.tools, listed, strict=True)
+    }
     return {
         "format": FORMAT_VERSION,
         "generator": generator,
         "server": {"name": options.dist_name, "version": model.version, "title": model.title},
-        "tools": [tool.wire() for tool in model.tools],
-        "routes": {tool.name: _route(tool) | {"listBytes": list_bytes(tool.wire())} for tool in model.tools},
+        "tools": [wire for wire, _closed in listed],
+        "routes": routes,
         "toolsets": toolset_summary(model),
         "securitySchemes": {scheme.key: _scheme(scheme) for scheme in model.security_schemes},
     }
@@ -39,7 +47,7 @@ def tool_details(fitted: ApiModel, mapped: ApiModel) -> dict[str, Any]:
     for small, whole in zip(fitted.tools, mapped.tools, strict=True):
         changed = {}
         if small.input_schema is not whole.input_schema:
-            changed["inputSchema"] = whole.input_schema
+            changed["inputSchema"] = listed_input(whole.input_schema)[0]
         if small.output_schema is not whole.output_schema and whole.output_schema is not None:
             changed["outputSchema"] = whole.output_schema
         if changed:

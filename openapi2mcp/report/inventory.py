@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from openapi2mcp.ci.diff import find_tool_data, tool_data_text
+from openapi2mcp.emit.listing import listed_wire
 from openapi2mcp.emit.render import TOOL_DATA_FILE
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import ApiModel, Toolset
@@ -27,7 +28,7 @@ class Inventory:
 
 def from_model(model: ApiModel) -> Inventory:
     return Inventory(
-        tuple(tool.wire() for tool in model.tools),
+        tuple(listed_wire(tool)[0] for tool in model.tools),
         {tool.name: tool.toolset for tool in model.tools},
         model.toolsets,
     )

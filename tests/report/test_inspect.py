@@ -72,27 +72,27 @@ def test_a_spec_is_measured_in_memory_with_exact_figures(tmp_path: Path) -> None
     report = inspect_json(str(PETSTORE), cwd=tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing written
     assert (report["source"], report["kind"], report["tools"]) == (str(PETSTORE), "spec", 7)
-    assert report["toolsList"] == {"bytes": 6475, "tokens": 1619}
-    assert report["default"] == {"toolsets": ["pets", "untagged"], "tools": 7, "bytes": 6475, "tokens": 1619}
+    assert report["toolsList"] == {"bytes": 6272, "tokens": 1568}
+    assert report["default"] == {"toolsets": ["pets", "untagged"], "tools": 7, "bytes": 6272, "tokens": 1568}
     assert report["toolsets"] == [
-        {"name": "pets", "default": True, "description": "", "tools": 6, "bytes": 6031, "tokens": 1508},
-        {"name": "untagged", "default": True, "description": "", "tools": 1, "bytes": 455, "tokens": 114},
+        {"name": "pets", "default": True, "description": "", "tools": 6, "bytes": 5857, "tokens": 1465},
+        {"name": "untagged", "default": True, "description": "", "tools": 1, "bytes": 426, "tokens": 107},
     ]
     assert [(t["name"], t["bytes"], t["tokens"]) for t in report["largestTools"]] == [
-        ("listPets", 1221, 306),
-        ("replacePet", 1106, 277),
-        ("renamePet", 1000, 250),
-        ("createPet", 986, 247),
-        ("showPetById", 971, 243),
-        ("deletePet", 730, 183),
-        ("get_health", 443, 111),
+        ("listPets", 1192, 298),
+        ("replacePet", 1077, 270),
+        ("renamePet", 971, 243),
+        ("createPet", 957, 240),
+        ("showPetById", 942, 236),
+        ("deletePet", 701, 176),
+        ("get_health", 414, 104),
     ]
     assert report["largestTools"][0] == {
         "name": "listPets",
         "toolset": "pets",
-        "bytes": 1221,
-        "tokens": 306,
-        "inputSchemaBytes": 391,
+        "bytes": 1192,
+        "tokens": 298,
+        "inputSchemaBytes": 362,
     }
 
 
@@ -100,7 +100,7 @@ def test_the_bytes_are_those_of_the_packages_tools_list_in_compact_json(petstore
     data = json.loads((petstore_package / "petstore" / "tool_data.json").read_text("utf-8"))
     compact = json.dumps({"tools": data["tools"]}, separators=(",", ":"), ensure_ascii=False)
     report = inspect_json(str(petstore_package), cwd=petstore_package.parent)
-    assert report["toolsList"]["bytes"] == len(compact.encode("utf-8")) == 6475
+    assert report["toolsList"]["bytes"] == len(compact.encode("utf-8")) == 6272
 
 
 @pytest.mark.parametrize("where", ["out", "out/petstore", "out/petstore/tool_data.json"])
@@ -181,7 +181,7 @@ def test_a_small_api_is_fine_everywhere_and_static(tmp_path: Path) -> None:
     recommendation = report["recommendation"]
     assert (recommendation["mode"], recommendation["maxListTokens"]) == ("static", 20000)
     assert (
-        recommendation["reason"] == "the default toolsets' tools/list is about 1,619 tokens, at most 20,000"
+        recommendation["reason"] == "the default toolsets' tools/list is about 1,568 tokens, at most 20,000"
     )
     assert [(c["isDefault"], c["toolsets"], c["flag"]) for c in recommendation["toolsets"]] == [
         (True, ["pets", "untagged"], ""),
@@ -194,23 +194,23 @@ def test_the_text_report_is_a_readable_table(tmp_path: Path) -> None:
     lines = stdout.splitlines()
     assert lines[:9] == [
         f"{PETSTORE} (spec): 7 tools in 2 toolsets",
-        "tools/list: 6,475 bytes, about 1,619 tokens (estimate: ceil(bytes / 4))",
-        "default toolsets: all (7 tools, 6,475 bytes, about 1,619 tokens)",
+        "tools/list: 6,272 bytes, about 1,568 tokens (estimate: ceil(bytes / 4))",
+        "default toolsets: all (7 tools, 6,272 bytes, about 1,568 tokens)",
         "",
         "toolset   default  tools  bytes  tokens",
-        "pets      yes          6  6,031   1,508",
-        "untagged  yes          1    455     114",
+        "pets      yes          6  5,857   1,465",
+        "untagged  yes          1    426     107",
         "",
         "largest tools  toolset   bytes  tokens  inputSchema",
     ]
-    assert lines[9] == "listPets       pets      1,221     306          391"
+    assert lines[9] == "listPets       pets      1,192     298          362"
     assert "  VS Code: ok: 7 tools listed (the default toolsets, static mode): within 128" in lines
     assert lines[-5:] == [
-        "recommended mode: static (the default toolsets' tools/list is about 1,619 tokens, at most 20,000)",
+        "recommended mode: static (the default toolsets' tools/list is about 1,568 tokens, at most 20,000)",
         "recommended toolsets (static mode):",
-        "  128 tools (VS Code, OpenAI API): the default toolsets fit (7 tools, about 1,619 tokens)",
-        "  40 tools (Cursor): the default toolsets fit (7 tools, about 1,619 tokens)",
-        "  20,000 tokens (static mode): the default toolsets fit (7 tools, about 1,619 tokens)",
+        "  128 tools (VS Code, OpenAI API): the default toolsets fit (7 tools, about 1,568 tokens)",
+        "  40 tools (Cursor): the default toolsets fit (7 tools, about 1,568 tokens)",
+        "  20,000 tokens (static mode): the default toolsets fit (7 tools, about 1,568 tokens)",
     ]
 
 

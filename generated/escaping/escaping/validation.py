@@ -4,8 +4,9 @@ integral float (JSON Schema counts 1.0 as an integer) into the int its `integer`
 
 from __future__ import annotations
 
+import copy
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
@@ -19,11 +20,29 @@ else:
     from . import responses as res
 
 
-class Validation:
-    """Checks against the schemas of `tools` (by name); "meta" checks a meta-tool's arguments."""
+def closed_again(schema: Mapping[str, Any], pointers: Sequence[str]) -> dict[str, Any]:
+    """The listed inputSchema with `additionalProperties: false` back at each pointer (the listed
+    form leaves it out for the clients' converters: the generator's emit/listing.py)."""
+    whole = copy.deepcopy(dict(schema))
+    for pointer in pointers:
+        node: Any = whole
+        for token in pointer.split("/")[1:]:
+            key = token.replace("~1", "/").replace("~0", "~")
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        node["additionalProperties"] = False
+    return whole
 
-    def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
-        self._tools = tools
+
+class Validation:
+    """Checks against the schemas of `tools` (by name); "meta" checks a meta-tool's arguments.
+    `closed`: by tool name, the objects of its listed inputSchema that are closed again."""
+
+    def __init__(
+        self,
+        tools: Mapping[str, Mapping[str, Any]],
+        closed: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        self._tools, self._closed = tools, closed or {}
         self._validators: dict[tuple[str, str], Any] = {}
 
     def errors(self, name: str, kind: str, value: Any) -> list[Any]:
@@ -37,6 +56,8 @@ class Validation:
             else:
                 tool = self._tools[name]
                 schema = tool["inputSchema"] if kind == "in" else tool.get("outputSchema") or {}
+                if kind == "in" and (pointers := self._closed.get(name)):
+                    schema = closed_again(schema, pointers)
             cls = jsonschema.validators.validator_for(
                 schema, default=jsonschema.Draft202012Validator
             )

@@ -82,7 +82,8 @@ class ToolRuntime:
             chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
         self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
-        self.validation = validation.Validation(self._by_name)
+        closed = {name: route.get("closed") or [] for name, route in self._routes.items()}
+        self.validation = validation.Validation(self._by_name, closed)
         self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hook_tools)
         self.view = self._view(frozenset(chosen), narrowing.read_only)
         self._lists: OrderedDict[tuple[views.View, frozenset[str] | None], dict[str, Any]] = (

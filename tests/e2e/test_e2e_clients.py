@@ -1,0 +1,113 @@
+"""The MCP client libraries people build on, each in its own venv (client_venvs.py), converting
+every corpus spec's tools through its own documented MCP path, as it does before calling a model
+(no model is called): google-genai (`tools=[session]`), openai-agents (`MCPServerStdio`, strict
+schemas), langchain-mcp-adapters (`MultiServerMCPClient.get_tools`) and pydantic-ai
+(`MCPToolset`). The generated server runs in the server venv; the library starts it over stdio.
+
+One client process per library converts every spec (static and dynamic mode, one server each),
+so that the library is imported once; the first test that needs a report makes the four, two at a
+time, and the pytest-xdist workers share them. What converts, and why some tools are not strict for OpenAI:
+docs/clients.md.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from client_venvs import SCRIPTS, ClientVenv
+from e2e_support import ServerVenv, default_env_prefix, file_lock, minimal_env, run_tool
+from test_e2e_corpus import PREFIX, Build, corpus_builds, names, packages_dir
+
+RUN_TIMEOUT = 1800.0  # seconds for one library's pass over the whole corpus (two passes at a time)
+# The test that makes a library's report waits for its whole pass (pyproject's 300 s is per test).
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(2 * RUN_TIMEOUT + 120)]
+__all__ = ["corpus_builds"]  # (the fixture, shared with the corpus tests)
+
+META_TOOLS = ["search_tools", "describe_tools", "call_tool"]
+# What openai-agents' strict conversion says of a schema it cannot take without changing what it
+# accepts: an object open to undeclared properties (a free-form object of the spec, or a tool
+# without arguments: strict mode needs `additionalProperties: false`, which google-genai cannot
+# read), or a one-entry allOf beside keywords it cannot merge.
+NOT_STRICT_BECAUSE = (
+    "UserError: JSON schema contains an object that permits undeclared properties",
+    "UserError: JSON schema contains a singleton `allOf` entry with incompatible parent keyword(s)",
+)
+RUN_FAILED = "(the client process failed)"  # the report's only key when it did
+
+
+def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path) -> dict[str, Any]:
+    servers = {}
+    for name, build in builds.items():
+        if build.returncode != 0 or build.install_error is not None:
+            continue
+        prefix = default_env_prefix(PREFIX + name)
+        env = {f"{prefix}_BASE_URL": "http://127.0.0.1:9", f"{prefix}_TIMEOUT": "10"}  # nothing is called
+        sessions = {mode: env | {f"{prefix}_MODE": mode} for mode in ("static", "dynamic")}
+        servers[name] = {"command": str(venv.bin(PREFIX + name)), "sessions": sessions}
+    return {"servers": servers, "errlog": str(errlog)}
+
+
+def run_client(client: str, job_file: Path, workdir: Path) -> None:
+    """One library's pass over every spec: its report in clients/CLIENT.json (on failure, the
+    output of the process, which every test of the library then fails with)."""
+    record = workdir / "clients" / f"{client}.json"
+    library = ClientVenv.ensure(client)
+    argv = [library.python, library.script, job_file, record.with_suffix(".tmp")]
+    done = run_tool(argv, minimal_env(), workdir, timeout=RUN_TIMEOUT)
+    if done.returncode == 0:
+        record.with_suffix(".tmp").replace(record)
+    else:
+        record.write_text(json.dumps({RUN_FAILED: str(done)}), "utf-8")
+
+
+def client_report(
+    client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path
+) -> dict[str, Any]:
+    """The library's report on every built spec. The first test that needs one makes all four,
+    two at a time (the machine has 2 cores), once per run for every pytest-xdist worker."""
+    folder = workdir / "clients"
+    with file_lock(folder / ".lock"):
+        if not (folder / "done").is_file():
+            job_file = folder / "job.json"
+            job_file.write_text(json.dumps(job(builds, venv, folder / "servers.stderr")), "utf-8")
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                list(pool.map(partial(run_client, job_file=job_file, workdir=workdir), SCRIPTS))
+            (folder / "done").write_text("\n".join(SCRIPTS) + "\n")
+    report: dict[str, Any] = json.loads((folder / f"{client}.json").read_text("utf-8"))
+    assert RUN_FAILED not in report, f"{client}: {report[RUN_FAILED]}"
+    return report
+
+
+@pytest.mark.parametrize("client", list(SCRIPTS))
+@pytest.mark.parametrize("name", names())
+def test_every_tool_converts_in_both_modes(
+    client: str,
+    name: str,
+    corpus_builds: dict[str, Build],
+    server_venv: ServerVenv,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    package = corpus_builds[name].package(packages_dir(tmp_path_factory), server_venv)
+    report = client_report(client, corpus_builds, server_venv, packages_dir(tmp_path_factory))[name]
+    tools = [tool["name"] for tool in package.tool_data["tools"]]
+    for mode, expected in (("static", tools), ("dynamic", META_TOOLS)):
+        got = report[mode]
+        assert "error" not in got, f"{client}, {mode} mode: {got}"
+        assert got["listed"] == expected, f"{client}, {mode} mode: not the tools listed"
+        assert got["failed"] == {}, f"{client}, {mode} mode: {len(got['failed'])} did not convert"
+        assert got["converted"] == expected, f"{client}, {mode} mode"
+        if "strict" in got:  # openai-agents
+            assert sorted([*got["strict"], *got["not_strict"]]) == sorted(expected)
+            reasons = got["not_strict"].items()
+            odd = {tool: why for tool, why in reasons if not why.startswith(NOT_STRICT_BECAUSE)}
+            assert odd == {}, f"{client}, {mode} mode: not strict for another reason"
+    if client == "openai-agents":
+        assert report["dynamic"]["strict"] == ["search_tools", "describe_tools"]
+    # search_tools called through the library's own path: an empty query lists the first tools
+    first = f'"name": "{tools[0]}"' if tools else '"total": 0'
+    assert first in report["dynamic"]["called"].replace("'", '"'), report["dynamic"]["called"][:500]
