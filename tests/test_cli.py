@@ -97,7 +97,7 @@ def test_a_successful_generation_exits_0_and_prints_the_summary_line(tmp_path: P
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         "petstore-mcp: 7 tools written (0 errors reported)",
-        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,619 tokens; recommended mode: static "
+        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,568 tokens; recommended mode: static "
         "(details: openapi2mcp inspect petstore-mcp)",
         "petstore-mcp: environment: PETSTORE_API_KEY_KEY (required, secret); 20 optional settings in "
         "petstore-mcp/README.md",
@@ -216,7 +216,7 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
         "declared; operation skipped",
         "info: broken.yaml:8:5: #/paths/~1b/get: x-mcp: false: left out",
         "out: 1 tools written (1 errors reported)",
-        "out: 1 tool in 1 toolset, tools/list about 108 tokens; recommended mode: static "
+        "out: 1 tool in 1 toolset, tools/list about 101 tokens; recommended mode: static "
         "(details: openapi2mcp inspect out)",
     ]
     tools = json.loads((tmp_path / "out" / "b" / "tool_data.json").read_text("utf-8"))["tools"]
@@ -566,7 +566,7 @@ def test_the_sizes_line_gives_the_default_toolsets_when_they_are_not_all(tmp_pat
     assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: openapi2mcp.toml: options read",
         "out: 7 tools written (0 errors reported)",
-        "out: 7 tools in 2 toolsets, tools/list about 1,619 tokens (6 in the default toolsets: about 1,508); "
+        "out: 7 tools in 2 toolsets, tools/list about 1,568 tokens (6 in the default toolsets: about 1,465); "
         "recommended mode: static (details: openapi2mcp inspect out)",
     ]
 
@@ -598,7 +598,7 @@ def test_generate_without_arguments_takes_spec_out_and_name_from_openapi2mcp_tom
     assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: openapi2mcp.toml: options read",
         "petstore-mcp: 7 tools written (0 errors reported)",
-        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,619 tokens; recommended mode: static "
+        "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,568 tokens; recommended mode: static "
         "(details: openapi2mcp inspect petstore-mcp)",
     ]
     assert (tmp_path / "petstore-mcp" / "petstore" / "server.py").is_file()
@@ -650,7 +650,7 @@ def test_config_names_a_file_whose_relative_paths_are_relative_to_its_directory(
     assert result.stderr.splitlines()[:-SETUP_LINES] == [
         "info: conf/p.toml: options read",
         "conf/build: 7 tools written (0 errors reported)",
-        "conf/build: 7 tools in 2 toolsets, tools/list about 1,619 tokens; recommended mode: static "
+        "conf/build: 7 tools in 2 toolsets, tools/list about 1,568 tokens; recommended mode: static "
         "(details: openapi2mcp inspect conf/build)",
     ]
     assert (tmp_path / "conf" / "build" / "p" / "server.py").is_file()

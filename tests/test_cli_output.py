@@ -61,7 +61,7 @@ HEADER_PLACES = [
 LEFT_OUT = "info: g.yaml:18:5: #/paths/~1d/get: x-mcp: false: left out"
 SUMMARY = [
     "out: 6 tools written (2 errors reported)",
-    "out: 6 tools in 1 toolset, tools/list about 619 tokens; recommended mode: static "
+    "out: 6 tools in 1 toolset, tools/list about 576 tokens; recommended mode: static "
     "(details: openapi2mcp inspect out)",
     "out: environment: no variable required; 20 optional settings in out/README.md",
     "out: add it to Claude Code (after `pip install ./out`):",
