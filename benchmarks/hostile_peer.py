@@ -237,11 +237,16 @@ def run_attack(name: str, out: Path, upstream_port: int, seconds: float) -> dict
         stop_event.set()
         for process in attackers:
             process.join(timeout=REQUEST_TIMEOUT + 30)
+            if process.is_alive():  # bounded: an attacker still busy is stopped
+                process.terminate()
+                process.join(timeout=5)
         sampling.set()
         sampler.join()
+    figures_of_attackers = dict(result)
+    manager.shutdown()
     finite = sorted(times)
     figures: dict[str, float] = {}
-    for key, value in dict(result).items():  # "name#pid": one attacking process's share
+    for key, value in figures_of_attackers.items():  # "name#pid": one attacking process's share
         name = key.partition("#")[0]
         combine = max if name.endswith("_s") else sum  # a time: the longest; a count: the total
         figures[name] = combine((figures.get(name, 0.0), value))
@@ -253,10 +258,13 @@ def run_attack(name: str, out: Path, upstream_port: int, seconds: float) -> dict
 def _attackers(name: str, port: int, url: str, stop: Any, result: Any) -> list[multiprocessing.Process]:
     stopped = stop.is_set
     if name == "heads":
-        return [multiprocessing.Process(target=heads, args=(port, stopped, result))]
+        return [multiprocessing.Process(target=heads, args=(port, stopped, result), daemon=True)]
     if name == "idle":
-        return [multiprocessing.Process(target=idle, args=(port, 10_000, stopped, result)) for _ in range(2)]
-    return [multiprocessing.Process(target=sessions, args=(url, stopped, result))]
+        return [
+            multiprocessing.Process(target=idle, args=(port, 10_000, stopped, result), daemon=True)
+            for _ in range(2)
+        ]
+    return [multiprocessing.Process(target=sessions, args=(url, stopped, result), daemon=True)]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
