@@ -68,9 +68,25 @@ def checks_of(done: Finished) -> list[dict[str, Any]]:
     return checks
 
 
+# The listed inputSchemas leave `additionalProperties: false` out (google-genai's converter cannot
+# read a boolean and failed on every tool: docs/clients.md); the runtime still refuses unknown
+# arguments. This scenario's check "json-schema-2020-12-additionalProperties" wants the field listed.
+# Known and open (issue 28): a listing that keeps both clients and this check is still to be found.
+STRIPPED = pytest.mark.xfail(
+    strict=True,
+    reason="listed schemas omit additionalProperties: false for google-genai (docs/clients.md)",
+)
+
+
+def _case(transport: str, scenario: str) -> Any:
+    marks = [STRIPPED] if scenario == "json-schema-2020-12" else []
+    return pytest.param(transport, scenario, marks=marks)
+
+
 @pytest.mark.parametrize(
     ("conformance_server", "scenario"),
-    [("json", scenario) for scenario in SCENARIOS] + [("sse", s) for s in SCENARIOS + SSE_SCENARIOS],
+    [_case("json", scenario) for scenario in SCENARIOS]
+    + [_case("sse", s) for s in SCENARIOS + SSE_SCENARIOS],
     indirect=["conformance_server"],
 )
 def test_conformance_scenario(

@@ -42,6 +42,8 @@ from e2e_support import (
     wait_until,
 )
 
+from openapi2mcp.emit.listing import enforced_input
+
 pytestmark = pytest.mark.e2e
 
 EXAMPLES_PER_TOOL = 8
@@ -169,14 +171,16 @@ def plan_calls(package: Generated, spec: str) -> list[Call]:
         if tool["name"] in left_out:
             continue
         route = data["routes"][tool["name"]]
+        # what the server enforces: the listed schema closed again where the spec closes it
+        schema = enforced_input(tool["inputSchema"], route.get("closed"))
         drawn = draw_arguments(
-            tool["inputSchema"],
+            schema,
             EXAMPLES_PER_TOOL,
             header_args=arguments_in(route, "header", "cookie"),
-            narrowed=narrowings(route, tool["inputSchema"]),
+            narrowed=narrowings(route, schema),
             accept=partial(sendable_path, arguments_in(route, "path")),
         )
-        assert drawn, f"{spec}: nothing could be drawn for {tool['name']}: {dump(tool['inputSchema'])}"
+        assert drawn, f"{spec}: nothing could be drawn for {tool['name']}: {dump(schema)}"
         calls += [Call(tool["name"], arguments, route["method"].upper()) for arguments in drawn]
     return calls
 
