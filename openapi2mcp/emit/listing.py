@@ -71,7 +71,7 @@ def _subschema(schema: Any, pointer: str, closed: list[str]) -> Any:
 
 def enforced_input(listed: Any, closed: Any) -> Any:
     """The inputSchema the runtime enforces: the listed one with `additionalProperties: false`
-    back at each pointer of `closed` (as the runtime's `validation.closed_again` does); a pointer
+    back at each pointer of `closed` (as the runtime's `listing.closed_again` does); a pointer
     that names no object of it (data written by hand) is passed over."""
     if not isinstance(listed, dict) or not isinstance(closed, list) or not closed:
         return listed

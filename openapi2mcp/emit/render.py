@@ -266,6 +266,11 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             f"{prefix}_MAX_LIST_TOKENS", "auto mode: the largest static tools/list, in tokens (default 20000)"
         ),
         Variable(
+            f"{prefix}_LISTED_SCHEMAS",
+            "portable (the default: no additionalProperties: false in listed inputSchemas, which"
+            " google-genai cannot read) or exact (listed where enforced, for OpenAI's strict mode)",
+        ),
+        Variable(
             f"{prefix}_DYNAMIC_TOOLSETS",
             "true: list the chosen toolsets' tools plus list_toolsets and enable_toolsets;"
             " --dynamic-toolsets overrides it",

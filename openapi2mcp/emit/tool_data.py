@@ -45,9 +45,11 @@ def tool_details(fitted: ApiModel, mapped: ApiModel) -> dict[str, Any]:
     schema object when it leaves one as it was."""
     details: dict[str, Any] = {}
     for small, whole in zip(fitted.tools, mapped.tools, strict=True):
-        changed = {}
+        changed: dict[str, Any] = {}
         if small.input_schema is not whole.input_schema:
-            changed["inputSchema"] = listed_input(whole.input_schema)[0]
+            changed["inputSchema"], closed = listed_input(whole.input_schema)
+            if closed:  # the objects the runtime lists closed again under LISTED_SCHEMAS=exact
+                changed["closed"] = closed
         if small.output_schema is not whole.output_schema and whole.output_schema is not None:
             changed["outputSchema"] = whole.output_schema
         if changed:

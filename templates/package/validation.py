@@ -4,7 +4,6 @@ integral float (JSON Schema counts 1.0 as an integer) into the int its `integer`
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -15,22 +14,11 @@ from mcp.types import CallToolResult
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import meta_tools as mt  # type: ignore[import-not-found,unused-ignore]
     import responses as res  # type: ignore[import-not-found,unused-ignore]
+    from listing import closed_again  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import meta_tools as mt
     from . import responses as res
-
-
-def closed_again(schema: Mapping[str, Any], pointers: Sequence[str]) -> dict[str, Any]:
-    """The listed inputSchema with `additionalProperties: false` back at each pointer (the listed
-    form leaves it out for the clients' converters: the generator's emit/listing.py)."""
-    whole = copy.deepcopy(dict(schema))
-    for pointer in pointers:
-        node: Any = whole
-        for token in pointer.split("/")[1:]:
-            key = token.replace("~1", "/").replace("~0", "~")
-            node = node[int(key)] if isinstance(node, list) else node[key]
-        node["additionalProperties"] = False
-    return whole
+    from .listing import closed_again
 
 
 class Validation:

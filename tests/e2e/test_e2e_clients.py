@@ -23,6 +23,8 @@ from client_venvs import SCRIPTS, ClientVenv
 from e2e_support import ServerVenv, default_env_prefix, file_lock, minimal_env, run_tool
 from test_e2e_corpus import PREFIX, Build, corpus_builds, names, packages_dir
 
+from openapi2mcp.emit.listing import enforced_input
+
 RUN_TIMEOUT = 1800.0  # seconds for one library's pass over the whole corpus (two passes at a time)
 # The test that makes a library's report waits for its whole pass (pyproject's 300 s is per test).
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(2 * RUN_TIMEOUT + 120)]
@@ -40,7 +42,12 @@ NOT_STRICT_BECAUSE = (
 RUN_FAILED = "(the client process failed)"  # the report's only key when it did
 
 
-def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path) -> dict[str, Any]:
+EXACT = "exact"  # the label of openai-agents' third session: static, PREFIX_LISTED_SCHEMAS=exact
+
+
+def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path, client: str) -> dict[str, Any]:
+    """Each built spec's sessions: static and dynamic mode with the default settings; for
+    openai-agents also static with the schemas listed exact, whose strict conversion it tells."""
     servers = {}
     for name, build in builds.items():
         if build.returncode != 0 or build.install_error is not None:
@@ -48,14 +55,18 @@ def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path) -> dict[str, A
         prefix = default_env_prefix(PREFIX + name)
         env = {f"{prefix}_BASE_URL": "http://127.0.0.1:9", f"{prefix}_TIMEOUT": "10"}  # nothing is called
         sessions = {mode: env | {f"{prefix}_MODE": mode} for mode in ("static", "dynamic")}
+        if client == "openai-agents":
+            sessions[EXACT] = sessions["static"] | {f"{prefix}_LISTED_SCHEMAS": "exact"}
         servers[name] = {"command": str(venv.bin(PREFIX + name)), "sessions": sessions}
     return {"servers": servers, "errlog": str(errlog)}
 
 
-def run_client(client: str, job_file: Path, workdir: Path) -> None:
+def run_client(client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path) -> None:
     """One library's pass over every spec: its report in clients/CLIENT.json (on failure, the
     output of the process, which every test of the library then fails with)."""
-    record = workdir / "clients" / f"{client}.json"
+    folder = workdir / "clients"
+    record, job_file = folder / f"{client}.json", folder / f"{client}.job.json"
+    job_file.write_text(json.dumps(job(builds, venv, folder / f"{client}.stderr", client)), "utf-8")
     library = ClientVenv.ensure(client)
     argv = [library.python, library.script, job_file, record.with_suffix(".tmp")]
     done = run_tool(argv, minimal_env(), workdir, timeout=RUN_TIMEOUT)
@@ -65,18 +76,15 @@ def run_client(client: str, job_file: Path, workdir: Path) -> None:
         record.write_text(json.dumps({RUN_FAILED: str(done)}), "utf-8")
 
 
-def client_report(
-    client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path
-) -> dict[str, Any]:
+def client_report(client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path) -> dict[str, Any]:
     """The library's report on every built spec. The first test that needs one makes all four,
     two at a time (the machine has 2 cores), once per run for every pytest-xdist worker."""
     folder = workdir / "clients"
     with file_lock(folder / ".lock"):
         if not (folder / "done").is_file():
-            job_file = folder / "job.json"
-            job_file.write_text(json.dumps(job(builds, venv, folder / "servers.stderr")), "utf-8")
+            run = partial(run_client, builds=builds, venv=venv, workdir=workdir)
             with ThreadPoolExecutor(max_workers=2) as pool:
-                list(pool.map(partial(run_client, job_file=job_file, workdir=workdir), SCRIPTS))
+                list(pool.map(run, SCRIPTS))
             (folder / "done").write_text("\n".join(SCRIPTS) + "\n")
     report: dict[str, Any] = json.loads((folder / f"{client}.json").read_text("utf-8"))
     assert RUN_FAILED not in report, f"{client}: {report[RUN_FAILED]}"
@@ -108,6 +116,42 @@ def test_every_tool_converts_in_both_modes(
             assert odd == {}, f"{client}, {mode} mode: not strict for another reason"
     if client == "openai-agents":
         assert report["dynamic"]["strict"] == ["search_tools", "describe_tools"]
+        strict_when_exact(report[EXACT], package.tool_data, f"{name}, listed exact")
     # search_tools called through the library's own path: an empty query lists the first tools
     first = f'"name": "{tools[0]}"' if tools else '"total": 0'
     assert first in report["dynamic"]["called"].replace("'", '"'), report["dynamic"]["called"][:500]
+
+
+def strict_when_exact(got: dict[str, Any], data: dict[str, Any], where: str) -> None:
+    """With PREFIX_LISTED_SCHEMAS=exact every tool converts, and a tool is not strict only where
+    its schema cannot be (an object open to undeclared properties, which the spec made so, or
+    the library's allOf limit): tools without arguments and empty closed objects are strict."""
+    tools = [tool["name"] for tool in data["tools"]]
+    assert "error" not in got, f"{where}: {got}"
+    assert got["listed"] == got["converted"] == tools and got["failed"] == {}, where
+    schemas = {
+        t["name"]: enforced_input(t["inputSchema"], data["routes"][t["name"]]["closed"])
+        for t in data["tools"]
+    }
+    for tool, why in got["not_strict"].items():
+        assert why.startswith(NOT_STRICT_BECAUSE), f"{where}: {tool}: {why}"
+        if why.startswith(NOT_STRICT_BECAUSE[0]):
+            assert open_objects(schemas[tool]), f"{where}: {tool} has no open object: {why}"
+    assert sorted([*got["strict"], *got["not_strict"]]) == sorted(tools), where
+
+
+def open_objects(node: Any, pointer: str = "") -> list[str]:
+    """Where `node` has an object that declares no property and is not closed (a free-form
+    object of the spec: `{"type": "object"}`, a map), as JSON pointers."""
+    if isinstance(node, list):
+        return [p for index, item in enumerate(node) for p in open_objects(item, f"{pointer}/{index}")]
+    if not isinstance(node, dict):
+        return []
+    kind = node.get("type")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+    here = (
+        [pointer]
+        if is_object and not node.get("properties") and node.get("additionalProperties") is not False
+        else []
+    )
+    return here + [p for key, value in node.items() for p in open_objects(value, f"{pointer}/{key}")]

@@ -33,6 +33,7 @@ RUNTIME_FILES = (
     "serialize.py",
     "responses.py",
     "conform.py",
+    "listing.py",
     "trimming.py",
     "trim_values.py",
     "json_prefix.py",
@@ -116,7 +117,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 33
+    assert len(python) == 34
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -245,6 +246,7 @@ def petstore_variables() -> list[str]:
         "PETSTORE_READ_ONLY",
         "PETSTORE_MODE",
         "PETSTORE_MAX_LIST_TOKENS",
+        "PETSTORE_LISTED_SCHEMAS",
         "PETSTORE_DYNAMIC_TOOLSETS",
         "PETSTORE_AUTH",
         "PETSTORE_MCP_TOKENS",
@@ -306,6 +308,7 @@ ALL_SCHEME_VARIABLES = [
     "T_READ_ONLY",
     "T_MODE",
     "T_MAX_LIST_TOKENS",
+    "T_LISTED_SCHEMAS",
     "T_DYNAMIC_TOOLSETS",
     "T_AUTH",
     "T_MCP_TOKENS",

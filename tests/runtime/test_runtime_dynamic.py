@@ -43,7 +43,7 @@ Make = Callable[..., Any]
 async def make(upstream: Upstream, tmp_path: Path) -> AsyncIterator[Make]:
     """make(**env) → a ToolRuntime on `data()` whose folder has a tool_details.json."""
     (tmp_path / "tool_details.json").write_text(
-        json.dumps({"format": 1, "tools": {"listPets": {"inputSchema": WHOLE}}})
+        json.dumps({"format": 1, "tools": {"listPets": {"inputSchema": WHOLE, "closed": [""]}}})
     )
     made: list[Any] = []
 
@@ -155,6 +155,14 @@ async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Ma
     )
     empty = await call(tools, "describe_tools", {"names": []})
     assert empty.is_error and "- $.names: [] should be non-empty (rule: minItems)" in empty.content[0].text
+
+
+async def test_describe_tools_lists_the_whole_schema_closed_where_enforced_when_exact(make: Make) -> None:
+    tools = make(T_MODE="dynamic", T_LISTED_SCHEMAS="exact")
+    described = await call(tools, "describe_tools", {"names": ["listPets"]})
+    static = {wire["name"]: wire for wire in data()["tools"]}
+    closed = {**WHOLE, "additionalProperties": False}
+    assert described.structured_content == {"tools": [{**static["listPets"], "inputSchema": closed}]}
 
 
 async def test_call_tool_gives_exactly_the_static_tools_result(make: Make, upstream: Upstream) -> None:

@@ -5,6 +5,7 @@ an object the spec leaves open still takes any property."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from openapi2mcp.emit.tool_data import tool_data
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.tools.mapper import map_document
 
-from .conftest import Make, Upstream, call, text_of
+from .conftest import Make, Upstream, call, runtime, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -118,3 +119,59 @@ async def test_an_object_the_spec_leaves_open_still_takes_any_property(
     result = await call(make_runtime(generated()), "createPet", {"name": "Rex", "meta": {"x": 2}})
     assert not result.is_error, text_of(result)
     assert upstream.last.body == b'{"name":"Rex","meta":{"x":2}}'
+
+
+# ---- PREFIX_LISTED_SCHEMAS=exact: listed closed where enforced ------------------------------------
+
+EXACT = {"T_LISTED_SCHEMAS": "exact"}
+CLOSED_OWNER = {"type": "object", "properties": {"id": {"type": "string"}}, "additionalProperties": False}
+
+
+def listed_schemas(tools: Any) -> dict[str, Any]:
+    return {wire["name"]: wire["inputSchema"] for wire in tools.list_tools_result()["tools"]}
+
+
+async def test_exact_lists_additional_properties_false_where_the_runtime_closes(make_runtime: Make) -> None:
+    schemas = listed_schemas(make_runtime(generated(), env=EXACT))
+    assert schemas["createPet"] == {
+        "$schema": SCHEMA,
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "owner": CLOSED_OWNER, "meta": META},
+        "additionalProperties": False,
+    }
+    closed_empty = {"type": "object", "properties": {}, "additionalProperties": False}
+    assert schemas["ping"] == {"$schema": SCHEMA, **closed_empty}
+
+
+async def test_portable_is_the_default_and_lists_no_boolean(make_runtime: Make) -> None:
+    data = generated()
+    assert listed_schemas(make_runtime(data)) == {tool["name"]: tool["inputSchema"] for tool in data["tools"]}
+    portable = listed_schemas(make_runtime(data, env={"T_LISTED_SCHEMAS": "Portable"}))
+    assert portable == listed_schemas(make_runtime(data))
+
+
+async def test_exact_refuses_and_accepts_what_portable_does(make_runtime: Make, upstream: Upstream) -> None:
+    exact = make_runtime(generated(), env=EXACT)
+    refused = await call(exact, "createPet", {"name": "Rex", "owner": {"id": "1", "x": 2}})
+    assert refused.is_error and "'x'" in text_of(refused), text_of(refused)
+    upstream.reply(status=204, body=b"", content_type=None)
+    taken = await call(exact, "createPet", {"name": "Rex", "meta": {"x": 2}})
+    assert not taken.is_error, text_of(taken)
+    assert upstream.last.body == b'{"name":"Rex","meta":{"x":2}}'
+
+
+async def test_auto_mode_counts_what_exact_adds_to_the_list(make_runtime: Make) -> None:
+    data = generated()
+    sizes = {name: route["listBytes"] for name, route in data["routes"].items()}
+    exact = make_runtime(data, env=EXACT)
+    wire = {tool["name"]: tool for tool in exact.list_tools_result()["tools"]}
+    for name, size in sizes.items():
+        measured = len(json.dumps(wire[name], ensure_ascii=False, separators=(",", ":")).encode())
+        assert exact._size(name) == measured == size + 29 * len(data["routes"][name]["closed"])
+
+
+@pytest.mark.parametrize("raw", ["strict", "true", "exactly"])
+def test_a_bad_listed_schemas_value_is_a_config_error_naming_the_variable(raw: str) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        runtime.Settings.from_env({"T_LISTED_SCHEMAS": raw}, prefix="T")
+    assert str(raised.value) == f"T_LISTED_SCHEMAS must be portable or exact, got {raw!r}"

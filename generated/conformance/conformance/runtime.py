@@ -22,6 +22,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     import hooks_api as hk  # type: ignore[import-not-found,unused-ignore]
     import hooks_runner as run  # type: ignore[import-not-found,unused-ignore]
     import http_client as http  # type: ignore[import-not-found,unused-ignore]
+    import listing  # type: ignore[import-not-found,unused-ignore]
     import meta_tools as mt  # type: ignore[import-not-found,unused-ignore]
     import request_credentials as rc  # type: ignore[import-not-found,unused-ignore]
     import request_meta  # type: ignore[import-not-found,unused-ignore]
@@ -32,7 +33,7 @@ if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module ne
     from credentials import Credentials  # type: ignore[import-not-found,unused-ignore]
     from settings import ConfigError, Narrowing, Settings, ToolError  # type: ignore[import-not-found,unused-ignore]
 else:
-    from . import audit, request_meta, validation, views
+    from . import audit, listing, request_meta, validation, views
     from . import hooks_api as hk
     from . import hooks_runner as run
     from . import http_client as http
@@ -67,9 +68,11 @@ class ToolRuntime:
         self.settings, self.hooks, self._routes = settings, hooks or hk.Hooks(), data["routes"]
         self._parsed: dict[str, ser.Route] = {}  # routes parsed on first use
         self._fits: dict[str, res.Fit] = {}  # how each tool's results are trimmed, on first use
-        every = [*data["tools"]]
-        hook_tools = run.listed_tools(self.hooks, {tool["name"] for tool in every})
-        self._every = {tool["name"]: tool for tool in [*every, *hook_tools]}  # before narrowing
+        closed = {name: route.get("closed") or [] for name, route in self._routes.items()}
+        self._exact = exact = settings.discovery.listed_schemas == "exact"
+        every = [listing.listed(t, closed.get(t["name"], ()), exact) for t in data["tools"]]
+        hooked = run.listed_tools(self.hooks, {tool["name"] for tool in every})  # hooks.py's tools
+        self._every = {tool["name"]: tool for tool in [*every, *hooked]}  # before narrowing
         self.hooks.check(self._every)
         self._toolset_of = {name: route.get("toolset") for name, route in self._routes.items()}
         toolsets: Mapping[str, Any] = data.get("toolsets") or {}
@@ -82,9 +85,8 @@ class ToolRuntime:
             chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
         self._by_name = {tool["name"]: tool for tool in self._tools}  # what is not here is unknown
-        closed = {name: route.get("closed") or [] for name, route in self._routes.items()}
         self.validation = validation.Validation(self._by_name, closed)
-        self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hook_tools)
+        self.catalog = mt.Catalog(self._by_name, self._toolset_of, toolsets, folder, hooked, exact)
         self.view = self._view(frozenset(chosen), narrowing.read_only)
         self._lists: OrderedDict[tuple[views.View, frozenset[str] | None], dict[str, Any]] = (
             OrderedDict()
@@ -142,6 +144,8 @@ class ToolRuntime:
         if (size := self._routes.get(name, {}).get("listBytes")) is None:
             wire = json.dumps(self._by_name[name], ensure_ascii=False, separators=(",", ":"))
             size = len(wire.encode("utf-8"))
+        elif self._exact:  # listBytes is the portable form's
+            size += listing.CLOSED_BYTES * len(self._routes[name].get("closed") or ())
         return int(size)
 
     def resolve(self, narrowings: tuple[Narrowing, ...]) -> views.View:

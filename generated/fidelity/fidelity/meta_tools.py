@@ -16,10 +16,12 @@ import mcp.types as types
 if TYPE_CHECKING or not __package__:  # mypy, or loaded as a top-level module next to its siblings
     import responses as res  # type: ignore[import-not-found,unused-ignore]
     import search  # type: ignore[import-not-found,unused-ignore]
+    from listing import listed  # type: ignore[import-not-found,unused-ignore]
     from views import View, with_closest  # type: ignore[import-not-found,unused-ignore]
 else:
     from . import responses as res
     from . import search
+    from .listing import listed
     from .views import View, with_closest
 
 SEARCH, DESCRIBE, CALL = "search_tools", "describe_tools", "call_tool"
@@ -143,10 +145,12 @@ class Details:
         self.shared: Sequence[Any] = data.get("shared") or ()
         self.expanded: dict[int, Any] = {}
 
-    def whole(self, name: str) -> Mapping[str, Any]:
-        """The tool's whole schemas by key (`inputSchema`, `outputSchema`); {} when none was cut."""
+    def whole(self, name: str, exact: bool = False) -> Mapping[str, Any]:
+        """The tool's whole schemas by key (`inputSchema`, `outputSchema`); {} when none was cut.
+        `exact`: the inputSchema closed again where its `closed` pointers say (listing.py)."""
         found = self.tools.get(name) or {}
-        return self._expand(found) if self.sharing else found
+        schemas = dict(self._expand(found) if self.sharing else found)
+        return listed(schemas, schemas.pop("closed", ()), exact)
 
     def _expand(self, node: Any) -> Any:
         if isinstance(node, list):
@@ -172,9 +176,10 @@ class Catalog:
         toolsets: Mapping[str, Mapping[str, Any]],
         folder: str | os.PathLike[str],
         extra_tools: Sequence[Mapping[str, Any]] = (),
+        exact: bool = False,  # PREFIX_LISTED_SCHEMAS=exact (listing.py)
     ) -> None:
         self.tools, self.toolset_of, self.toolsets = tools, toolset_of, toolsets
-        self.folder, self.extra_tools = folder, extra_tools
+        self.folder, self.extra_tools, self.exact = folder, extra_tools, exact
 
     @cached_property
     def details(self) -> Details:
@@ -259,7 +264,11 @@ class Catalog:
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(unknown_tools(unknown, view.names))
         return structured(
-            {"tools": [{**self.tools[name], **self.details.whole(name)} for name in names]}
+            {
+                "tools": [
+                    {**self.tools[name], **self.details.whole(name, self.exact)} for name in names
+                ]
+            }
         )
 
     def list_toolsets(self, view: View, enabled: Collection[str]) -> types.CallToolResult:

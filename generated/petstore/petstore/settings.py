@@ -162,17 +162,23 @@ class Narrowing:
 
 
 MODES = ("auto", "static", "dynamic")
+# How inputSchemas are listed: `portable` leaves `additionalProperties: false` out (google-genai
+# cannot read a boolean subschema; the runtime still refuses unknown arguments), `exact` lists it
+# where the runtime enforces it (OpenAI's strict mode then takes tools without arguments too).
+LISTED_SCHEMAS = ("portable", "exact")
 
 
 @dataclass(frozen=True)
 class Discovery:
     """How the offered tools are listed: `static` (each tool), `dynamic` (search_tools,
     describe_tools, call_tool), `auto` (dynamic when the static list would pass `max_list_tokens`);
-    `dynamic_toolsets`: the default toolsets first, the others enabled on request."""
+    `dynamic_toolsets`: the default toolsets first, the others enabled on request;
+    `listed_schemas`: one of LISTED_SCHEMAS."""
 
     mode: str = "auto"
     max_list_tokens: int = 20_000
     dynamic_toolsets: bool = False
+    listed_schemas: str = "portable"
 
     @classmethod
     def from_env(
@@ -196,7 +202,12 @@ class Discovery:
                 " --mode dynamic (which lists only search_tools, describe_tools and call_tool)"
             )
         tokens = _number(get("MAX_LIST_TOKENS"), f"{prefix}_MAX_LIST_TOKENS", int, "tokens")
-        return cls(mode, int(tokens or cls.max_list_tokens), on_demand)
+        raw = get("LISTED_SCHEMAS")
+        listed = (raw or cls.listed_schemas).lower()
+        if listed not in LISTED_SCHEMAS:
+            choices = " or ".join(LISTED_SCHEMAS)
+            raise ConfigError(f"{prefix}_LISTED_SCHEMAS must be {choices}, got {raw!r}")
+        return cls(mode, int(tokens or cls.max_list_tokens), on_demand, listed)
 
 
 def parse_flag(raw: str | None, name: str) -> bool:
