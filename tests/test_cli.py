@@ -146,6 +146,7 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_LISTED_SCHEMAS",
         f"{prefix}_DYNAMIC_TOOLSETS",
         *[f"{prefix}_{name}" for name in ("AUTH", "MCP_TOKENS", "OAUTH_ISSUER", "OAUTH_JWKS_URL")],
+        f"{prefix}_OAUTH_JWKS_MAX_AGE",
         *[f"{prefix}_{name}" for name in ("RESOURCE_URL", "OAUTH_AUDIENCE", "OAUTH_READ_SCOPE")],
         *[f"{prefix}_{name}" for name in ("OAUTH_WRITE_SCOPE", "CREDENTIALS", "CREDENTIALS_HEADER")],
         *[f"{prefix}_HTTP_{name}" for name in ("REQUEST_TIMEOUT", "IDLE_TIMEOUT", "MAX_CONNECTIONS")],

@@ -292,6 +292,12 @@ def _http_limit_variables(prefix: str) -> list[Variable]:
     ]
 
 
+def _jwks_max_age() -> float:
+    """The runtime's default (endpoint_auth.py)."""
+    auth = runtime_module(templates_dir() / "package", "endpoint_auth").EndpointAuth
+    return float(auth.jwks_max_age)
+
+
 def _access_variables(prefix: str) -> list[Variable]:
     """Who may call the HTTP endpoint, and whose API credentials it uses (endpoint_auth.py)."""
     return [
@@ -305,6 +311,11 @@ def _access_variables(prefix: str) -> list[Variable]:
         Variable(
             f"{prefix}_OAUTH_JWKS_URL",
             "--auth oauth: its JWKS URL (default: jwks_uri of the issuer's RFC 8414, then OpenID metadata)",
+        ),
+        Variable(
+            f"{prefix}_OAUTH_JWKS_MAX_AGE",
+            "--auth oauth: seconds a fetched JWKS is used before it is fetched again (never longer,"
+            f" even while the issuer is down; default {_jwks_max_age():g})",
         ),
         Variable(
             f"{prefix}_RESOURCE_URL",

@@ -14,50 +14,46 @@ from __future__ import annotations
 
 import resource
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, TypeVar
 
-HTTP_LIMITS = (  # (suffix of PREFIX_..., field, default, what it is): the README lists them
-    (
-        "HTTP_REQUEST_TIMEOUT",
-        "request_timeout",
-        10.0,
-        "seconds a connection has to send a whole request",
-    ),
-    ("HTTP_IDLE_TIMEOUT", "idle_timeout", 5.0, "seconds an idle keep-alive connection stays open"),
-    ("HTTP_MAX_CONNECTIONS", "max_connections", 1000, "open connections in all; more are closed"),
-    ("HTTP_MAX_CONNECTIONS_PER_CLIENT", "per_client", 100, "open connections from one address"),
-    ("HTTP_MAX_SESSIONS", "max_sessions", 1000, "MCP sessions open at once; more get 503"),
-    (
-        "HTTP_MAX_SESSIONS_PER_CLIENT",
-        "sessions_per_client",
-        100,
-        "sessions of one token (else address)",
-    ),
-    (
-        "HTTP_SESSION_IDLE_TIMEOUT",
-        "session_idle_timeout",
-        1800.0,
-        "seconds an unused session lives",
-    ),
-    ("HTTP_SHUTDOWN_TIMEOUT", "shutdown_timeout", 3.0, "seconds SIGTERM waits for calls in flight"),
-)
+_T = TypeVar("_T", int, float)
 
 
 class LimitError(ValueError):
     """A limit variable that is not a positive number; its message names the variable."""
 
 
+def _limit(default: _T, suffix: str, meaning: str) -> _T:
+    """A field of HttpLimits: its default, the suffix of its PREFIX_... variable and what it is (the
+    README's line); HTTP_LIMITS lists them."""
+    return field(default=default, metadata={"suffix": suffix, "meaning": meaning})
+
+
 @dataclass(frozen=True)
 class HttpLimits:
-    request_timeout: float = 10.0
-    idle_timeout: float = 5.0
-    max_connections: int = 1000
-    per_client: int = 100
-    max_sessions: int = 1000
-    sessions_per_client: int = 100
-    session_idle_timeout: float = 1800.0
-    shutdown_timeout: float = 3.0
+    request_timeout: float = _limit(
+        10.0, "HTTP_REQUEST_TIMEOUT", "seconds a connection has to send a whole request"
+    )
+    idle_timeout: float = _limit(
+        5.0, "HTTP_IDLE_TIMEOUT", "seconds an idle keep-alive connection stays open"
+    )
+    max_connections: int = _limit(
+        1000, "HTTP_MAX_CONNECTIONS", "open connections in all; more are closed"
+    )
+    per_client: int = _limit(
+        100, "HTTP_MAX_CONNECTIONS_PER_CLIENT", "open connections from one address"
+    )
+    max_sessions: int = _limit(1000, "HTTP_MAX_SESSIONS", "MCP sessions open at once; more get 503")
+    sessions_per_client: int = _limit(
+        100, "HTTP_MAX_SESSIONS_PER_CLIENT", "sessions of one token (else address)"
+    )
+    session_idle_timeout: float = _limit(
+        1800.0, "HTTP_SESSION_IDLE_TIMEOUT", "seconds an unused session lives"
+    )
+    shutdown_timeout: float = _limit(
+        3.0, "HTTP_SHUTDOWN_TIMEOUT", "seconds SIGTERM waits for calls in flight"
+    )
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], prefix: str) -> HttpLimits:
@@ -75,6 +71,18 @@ class HttpLimits:
             "timeout_keep_alive": max(1, round(self.idle_timeout)),
             "timeout_graceful_shutdown": max(1, round(self.shutdown_timeout)),
         }
+
+
+# (suffix of PREFIX_..., field, default, what it is), from HttpLimits' fields: the README lists them
+HTTP_LIMITS: tuple[tuple[str, str, float | int, str], ...] = tuple(
+    (
+        limit.metadata["suffix"],
+        limit.name,
+        getattr(HttpLimits(), limit.name),
+        limit.metadata["meaning"],
+    )
+    for limit in fields(HttpLimits)
+)
 
 
 def _positive(raw: str, name: str, kind: type) -> float | int:

@@ -5,7 +5,15 @@ the issuer, signature checked against the issuer's JWKS, `exp`/`nbf`, `iss` exac
 protected resource metadata, served at /.well-known/oauth-protected-resource and its path-suffixed
 form. A token with the read scope but not the write scope sees only read-only tools
 (runtime.ToolRuntime.view_of). When the issuer's keys cannot be fetched, `OutageAnswers` turns the
-SDK's 401 into 503 with Retry-After: the token was not judged, and the client should retry."""
+SDK's 401 into 503 with Retry-After: the token was not judged, and the client should retry.
+
+How long a fetched JWKS is used is a setting, {PREFIX}_OAUTH_JWKS_MAX_AGE (EndpointAuth.jwks_max_age,
+default 300 s): it is how long a key the issuer has withdrawn is still accepted, and how long the
+server rides out an issuer that is down, a trade an operator makes. The other timings are module
+constants: FETCH_TIMEOUT (an issuer slower than 5 s is treated as down: waiting longer holds every
+request that needs the keys), KID_COOLDOWN (only bounds how often tokens of unknown `kid`s can make
+the server fetch the JWKS; a rotated key is found within it) and RETRY_AFTER (how often a down
+issuer is asked again, and the 503's Retry-After); no operator need was seen for them."""
 
 from __future__ import annotations
 
@@ -48,7 +56,6 @@ ALGORITHMS = [
 ]
 METADATA = "/.well-known/oauth-protected-resource"
 FETCH_TIMEOUT = 5.0  # seconds for each request to the issuer (its metadata, its JWKS)
-JWKS_LIFESPAN = 300.0  # seconds a fetched JWKS is used before it is fetched again
 KID_COOLDOWN = 30.0  # a token of an unknown `kid` fetches the JWKS again at most this often
 RETRY_AFTER = 5  # seconds after a failed fetch without another: the Retry-After of the 503s
 # the Retry-After of the request being served when the issuer's keys were unavailable (OutageAnswers)
@@ -95,7 +102,7 @@ class JwtVerifier:
 
     def __init__(self, auth: EndpointAuth, audience: str) -> None:
         self.auth, self.audience = auth, audience
-        self.keys = IssuerKeys(str(auth.issuer), auth.jwks_url, auth.prefix)
+        self.keys = IssuerKeys(str(auth.issuer), auth.jwks_url, auth.prefix, auth.jwks_max_age)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         import jwt
@@ -142,15 +149,21 @@ class JwtVerifier:
 
 class IssuerKeys:
     """The issuer's signing keys, by `kid`. The JWKS URL: the configured one, else the `jwks_uri` of
-    the issuer's metadata (kept once found). The JWKS is used JWKS_LIFESPAN seconds, then fetched
+    the issuer's metadata (kept once found). The JWKS is used `max_age` seconds, then fetched
     again; a `kid` not in it fetches it again if the last fetch is KID_COOLDOWN seconds old, else
     the token is refused. A fetch that fails (unreachable, a timeout, an error status, not JSON, no
     usable key, no JWKS named) raises IssuerUnavailable, as does every fetch of the next
     RETRY_AFTER seconds, without trying: a down issuer is asked once per RETRY_AFTER at most. Keys
-    older than JWKS_LIFESPAN are never used, even while the issuer is down."""
+    older than `max_age` are never used, even while the issuer is down."""
 
-    def __init__(self, issuer: str, jwks_url: str | None, prefix: str) -> None:
-        self.issuer, self.prefix, self.url = issuer, prefix, jwks_url
+    def __init__(
+        self,
+        issuer: str,
+        jwks_url: str | None,
+        prefix: str,
+        max_age: float = EndpointAuth.jwks_max_age,
+    ) -> None:
+        self.issuer, self.prefix, self.url, self.max_age = issuer, prefix, jwks_url, max_age
         self._keys: dict[str, Any] = {}  # kid: jwt.PyJWK
         self._fetched = -math.inf  # time.monotonic() of the last fetch of the JWKS
         self._failure = -math.inf, ""  # when the last fetch failed, and why
@@ -162,7 +175,7 @@ class IssuerKeys:
 
         with self._lock:
             age = time.monotonic() - self._fetched
-            if age >= JWKS_LIFESPAN or (kid not in self._keys and age >= KID_COOLDOWN):
+            if age >= self.max_age or (kid not in self._keys and age >= KID_COOLDOWN):
                 self._keys = self._fetch()
                 self._fetched = time.monotonic()
             if kid not in self._keys:

@@ -48,6 +48,17 @@ LEGACY_VERSION = "2025-11-25"  # the initialize handshake
 MODERN_VERSION = "2026-07-28"  # server/discover, what mcp.Client negotiates by default
 # mcp.Client(mode=...) for each protocol era, and the version it must negotiate with our servers.
 CLIENT_MODES = {"legacy": ("legacy", LEGACY_VERSION), "modern": ("auto", MODERN_VERSION)}
+# A raw client's JSON-RPC initialize request (the 2025-11-25 handshake), for tests that post it by hand.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": LEGACY_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "e2e", "version": "1"},
+    },
+}
 
 CALL_TIMEOUT = 30.0  # seconds for one MCP request
 SESSION_TIMEOUT = 90.0  # seconds for one whole client session (start, handshake, calls, stop)

@@ -22,6 +22,7 @@ import pytest
 from e2e_support import (
     CALL_TIMEOUT,
     CLIENT_MODES,
+    INITIALIZE,
     Generated,
     HttpServer,
     Packages,
@@ -39,16 +40,6 @@ rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
 
 pytestmark = pytest.mark.e2e
 MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 PETS = [{"id": "rex-1", "name": "Rex"}]
 

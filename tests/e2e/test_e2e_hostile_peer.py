@@ -21,6 +21,7 @@ import pytest
 from e2e_support import (
     CALL_TIMEOUT,
     CLIENT_MODES,
+    INITIALIZE,
     Generated,
     HttpServer,
     Packages,
@@ -58,14 +59,6 @@ def post(
         headers["Mcp-Session-Id"] = session
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
     return httpx2.post(server.url, content=body, headers=headers, timeout=CALL_TIMEOUT)
-
-
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "peer", "version": "1"}},
-}
 
 
 def legacy_session(server: HttpServer, token: str = TOKEN) -> str:

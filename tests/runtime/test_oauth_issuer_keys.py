@@ -1,12 +1,14 @@
 """oauth.IssuerKeys against a recording upstream standing in for the issuer: what is fetched when
 (the JWKS kept, a `kid` it lacks fetching it again at most every KID_COOLDOWN seconds), a failed
-fetch pausing the next ones for RETRY_AFTER seconds, and the messages naming this server's variables.
+fetch pausing the next ones for RETRY_AFTER seconds, the messages naming this server's variables, and
+the JWKS's maximum age (PREFIX_OAUTH_JWKS_MAX_AGE).
 The end-to-end behaviour (503 with Retry-After, Auth0 and Keycloak shapes) is in
 tests/e2e/test_e2e_oauth_issuers.py."""
 
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -112,3 +114,49 @@ def test_discovery_goes_on_past_a_failing_document_and_warns_of_another_issuer(
         f"{upstream.url}/realms/acme/.well-known/openid-configuration names the issuer {issuer + '/'!r},"
         f" not T_OAUTH_ISSUER={issuer!r}: tokens whose `iss` is not {issuer!r} are refused"
     ]
+
+
+# ---- PREFIX_OAUTH_JWKS_MAX_AGE -------------------------------------------------------------------
+
+
+def oauth_settings(**env: str) -> Any:
+    base = {"T_BASE_URL": "http://127.0.0.1:9", "T_AUTH": "oauth", "T_OAUTH_ISSUER": "https://issuer.example"}
+    return runtime.Settings.from_env({**base, **env}, prefix="T", flags={})
+
+
+@pytest.mark.parametrize(("raw", "seconds"), [(None, 300.0), ("", 300.0), (" 60 ", 60.0), ("0.5", 0.5)])
+def test_the_jwks_max_age_is_a_setting_the_verifier_uses(raw: str | None, seconds: float) -> None:
+    auth = oauth_settings(**({} if raw is None else {"T_OAUTH_JWKS_MAX_AGE": raw})).endpoint_auth
+    assert auth.jwks_max_age == seconds
+    assert oauth.JwtVerifier(auth, "http://127.0.0.1:8000/mcp").keys.max_age == seconds
+
+
+@pytest.mark.parametrize("raw", ["0", "-5", "5m", "nan", "inf"])
+def test_a_bad_jwks_max_age_stops_the_start_naming_the_variable(raw: str) -> None:
+    with pytest.raises(runtime.ConfigError) as raised:
+        oauth_settings(T_OAUTH_JWKS_MAX_AGE=raw)
+    message = f"T_OAUTH_JWKS_MAX_AGE must be a number of seconds greater than 0, got {raw!r}"
+    assert str(raised.value) == message
+
+
+def test_the_jwks_is_fetched_again_at_its_max_age_and_never_used_older(
+    upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(oauth, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    served = [Reply(body=jwks("k1"))]
+    upstream.responder = lambda _: served[0]
+    keys = oauth.IssuerKeys("https://issuer.example", upstream.url + "/certs", "T", max_age=60.0)
+    assert keys.signing_key("k1").key_id == "k1"
+    now[0] += 59.9
+    assert keys.signing_key("k1").key_id == "k1"
+    assert len(upstream.requests) == 1
+    now[0] += 0.1
+    assert keys.signing_key("k1").key_id == "k1"
+    assert len(upstream.requests) == 2
+    served[0] = Reply(status=503)  # the issuer goes down: keys 60 s old are not used
+    now[0] += 60.0
+    with pytest.raises(oauth.IssuerUnavailable) as raised:
+        keys.signing_key("k1")
+    assert raised.value.reason == "HTTPError: HTTP Error 503: Service Unavailable"
+    assert len(upstream.requests) == 3

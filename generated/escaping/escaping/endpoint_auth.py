@@ -8,6 +8,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import math
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,7 @@ class EndpointAuth:
     audience: str | None = None  # None: the resource URL
     read_scope: str = "mcp:read"
     write_scope: str = "mcp:write"
+    jwks_max_age: float = 300.0  # seconds a fetched JWKS is used (oauth.IssuerKeys)
     prefix: str = "PREFIX"  # of the variables, for messages
 
     @classmethod
@@ -62,6 +64,8 @@ class EndpointAuth:
             audience=get("OAUTH_AUDIENCE"),
             read_scope=get("OAUTH_READ_SCOPE") or cls.read_scope,
             write_scope=get("OAUTH_WRITE_SCOPE") or cls.write_scope,
+            jwks_max_age=_seconds(get("OAUTH_JWKS_MAX_AGE"), f"{prefix}_OAUTH_JWKS_MAX_AGE")
+            or cls.jwks_max_age,
             prefix=prefix,
         )
 
@@ -91,6 +95,19 @@ def _choice(
     if value not in valid:
         where = flag_name if isinstance(flag, str) else name
         raise ValueError(f"{where} must be one of {', '.join(valid)}, got {value!r}")
+    return value
+
+
+def _seconds(raw: str | None, name: str) -> float | None:
+    """A positive, finite number of seconds, None when not set."""
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a number of seconds greater than 0, got {raw!r}")
     return value
 
 
