@@ -37,10 +37,10 @@ from typing import Any
 
 import yaml
 
-from openapi2mcp.emit.render import templates_dir
-from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_search
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE
 from openapi2mcp.model import METHOD_ORDER, GeneratorOptions
 from openapi2mcp.pipeline import generate
+from openapi2mcp_runtime.discovery import search
 
 REPO = Path(__file__).resolve().parents[1]
 TASKS_DIR = Path(__file__).with_name("search_eval")
@@ -109,10 +109,10 @@ class GeneratedSpec:
 def generate_spec(spec_tasks: SpecTasks, corpus: Path, directory: Path) -> GeneratedSpec:
     """The spec generated in memory by the real pipeline; its index file loaded as the server does."""
     generation = generate(str(corpus / spec_tasks.spec), GeneratorOptions(dist_name=PACKAGE, env_prefix="E"))
-    text = generation.files[f"{PACKAGE}/{SEARCH_INDEX_FILE}"]
+    text = generation.files[f"{PACKAGE}/data/{SEARCH_INDEX_FILE}"]
     path = directory / f"{spec_tasks.name}.json"
     path.write_text(text, encoding="utf-8")
-    index = runtime_search(templates_dir() / "package").SearchIndex.load(path)
+    index = search.SearchIndex.load(path)
     names = tuple(tool.name for tool in generation.model.tools)
     titles = tuple(tool.title for tool in generation.model.tools)
     routes = {f"{tool.method} {tool.path}": tool.name for tool in generation.model.tools}

@@ -236,6 +236,7 @@ class GeneratorOptions:
     bundle: bool = False  # --bundle: also an MCPB manifest.json (emit/mcpb.py)
     icons: tuple[Icon, ...] | None = None  # the config file's `icons` (None: the spec's x-logo)
     models: bool = False  # --models: write models.py (pydantic classes of the tools, emit/models.py)
+    runtime: str = "vendored"  # --runtime: the runtime copied into the package, or "package" (a dependency)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

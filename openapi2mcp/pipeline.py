@@ -16,7 +16,7 @@ from openapi2mcp.emit.render import (
     pending_search_index,
     render_package,
     render_starters,
-    runtime_files,
+    vendored_runtime,
 )
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
@@ -143,7 +143,7 @@ def _generate(
     if options.models:
         files[f"{options.package_name}/{MODELS_FILE}"] = models_text(model, header_comment(), diagnostics)
     stages.stage("format")
-    verbatim = frozenset(f"{options.package_name}/{path.name}" for path in runtime_files())
+    verbatim = frozenset(vendored_runtime(options.package_name))
     files = format_files(files, verbatim)
     return Generation(model, files, diagnostics, document, render_starters(model, options))
 

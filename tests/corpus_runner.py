@@ -40,12 +40,13 @@ from corpus_specs import CorpusSpec
 from benchmarks.search_eval import found_at
 from openapi2mcp import pipeline
 from openapi2mcp.diagnostics import SpecError, pointer_join
-from openapi2mcp.emit.render import TOOL_DATA_FILE, templates_dir
-from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module
+from openapi2mcp.emit.render import tool_data_path
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import METHOD_ORDER, GeneratorOptions, Tool
 from openapi2mcp.tools.naming import argument_name, env_token
+from openapi2mcp_runtime.discovery import meta_tools, search, views
 
 PORTABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the OpenAI API's rule for tool names
 SNAKE_WORDS = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # `list_kernels`, `get_build_by_project_name`
@@ -253,7 +254,7 @@ def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> pipeline.Gene
     ]
     result.seconds = statistics.median(times)
     _check_names(generation.model.tools, result)
-    tool_data = generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"]
+    tool_data = generation.files[tool_data_path(options.package_name)]
     result.list_bytes = tools_list_bytes(tool_data)
     result.dynamic_bytes = tools_list_bytes(json.dumps({"tools": dynamic_tools(json.loads(tool_data))}))
     return generation
@@ -281,8 +282,6 @@ def _check_names(tools: Sequence[Tool], result: SpecResult) -> None:
 
 def dynamic_tools(tool_data: dict[str, Any]) -> list[dict[str, Any]]:
     """The dynamic mode's tools/list (every tool offered), as the package's own meta_tools.py makes it."""
-    meta_tools = runtime_module(templates_dir() / "package", "meta_tools")
-    views = runtime_module(templates_dir() / "package", "views")
     tools = {tool["name"]: tool for tool in tool_data["tools"]}
     toolset_of = {name: route.get("toolset") for name, route in tool_data["routes"].items()}
     catalog = meta_tools.Catalog(tools, toolset_of, tool_data.get("toolsets") or {}, folder=".")
@@ -293,7 +292,6 @@ def dynamic_tools(tool_data: dict[str, Any]) -> list[dict[str, Any]]:
 def _search_known_items(generation: pipeline.Generation, result: SpecResult) -> None:
     """Search up to SEARCHED tools, evenly spread, by their title (found: within the first five) and
     by their name (found: first), in the generated search index, as the server reads it."""
-    search = runtime_module(templates_dir() / "package", "search")
     text = next(text for path, text in generation.files.items() if path.endswith(f"/{SEARCH_INDEX_FILE}"))
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / SEARCH_INDEX_FILE).write_text(text, "utf-8")

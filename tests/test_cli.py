@@ -190,7 +190,7 @@ def test_name_style_mcp_keeps_dots_in_tool_names(tmp_path: Path) -> None:
             ).returncode
             == 0
         )
-        tools = json.loads((out / "d" / "tool_data.json").read_text("utf-8"))["tools"]
+        tools = json.loads((out / "d" / "data" / "tool_data.json").read_text("utf-8"))["tools"]
         assert [tool["name"] for tool in tools] == [expected]
 
 
@@ -221,7 +221,7 @@ def test_diagnostics_go_to_stderr_with_level_pointer_and_message_and_the_rest_is
         "out: 1 tool in 1 toolset, tools/list about 101 tokens; recommended mode: static "
         "(details: openapi2mcp inspect out)",
     ]
-    tools = json.loads((tmp_path / "out" / "b" / "tool_data.json").read_text("utf-8"))["tools"]
+    tools = json.loads((tmp_path / "out" / "b" / "data" / "tool_data.json").read_text("utf-8"))["tools"]
     assert [tool["name"] for tool in tools] == ["fine"]
 
 
@@ -489,9 +489,8 @@ def test_a_spec_nested_a_hundred_levels_deep_is_generated(tmp_path: Path) -> Non
 
 
 def petstore_tools(out: Path) -> list[dict[str, object]]:
-    tools: list[dict[str, object]] = json.loads((out / "petstore" / "tool_data.json").read_text("utf-8"))[
-        "tools"
-    ]
+    data = json.loads((out / "petstore" / "data" / "tool_data.json").read_text("utf-8"))
+    tools: list[dict[str, object]] = data["tools"]
     return tools
 
 
@@ -530,7 +529,7 @@ def test_without_limits_the_schemas_are_as_converted(tmp_path: Path) -> None:
     sizes = {
         out: len(
             json.dumps(
-                json.loads((tmp_path / out / "big" / "tool_data.json").read_text())["tools"][0][
+                json.loads((tmp_path / out / "big" / "data" / "tool_data.json").read_text())["tools"][0][
                     "inputSchema"
                 ],
                 separators=(",", ":"),
@@ -626,7 +625,7 @@ def test_toolsets_of_the_config_file_reach_tool_data_json(tmp_path: Path) -> Non
     petstore_config(tmp_path, config)
     result = run("generate", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    data = json.loads((tmp_path / "o" / "zoo" / "tool_data.json").read_text("utf-8"))
+    data = json.loads((tmp_path / "o" / "zoo" / "data" / "tool_data.json").read_text("utf-8"))
     assert {name: route["toolset"] for name, route in data["routes"].items()} == {
         "listPets": "reads",
         "createPet": "pets",
@@ -832,12 +831,12 @@ def test_check_on_a_drifted_package_exits_1_with_the_diff_and_the_tool_changelog
         "generate", "petstore.yaml", "-o", "out", "--name", "petstore", "--check", cwd=tmp_path
     )
     assert result.returncode == 1 and not result.crashed
-    assert "--- a/petstore/tool_data.json\n+++ b/petstore/tool_data.json\n" in result.stdout
+    assert "--- a/petstore/data/tool_data.json\n+++ b/petstore/data/tool_data.json\n" in result.stdout
     removed = [line for line in result.stdout.splitlines() if line.startswith("-") and "deletePet" in line]
     added = [line for line in result.stdout.splitlines() if line.startswith("+") and "removePet" in line]
     assert removed and len(added) == len(removed)
     assert "--- a/README.md\n+++ b/README.md\n" in result.stdout  # it lists the tools
-    assert "--- a/petstore/search_index.json\n+++ b/petstore/search_index.json\n" in result.stdout
+    assert "--- a/petstore/data/search_index.json\n+++ b/petstore/data/search_index.json\n" in result.stdout
     assert result.stderr.splitlines()[-1] == (
         "out: 3 files differ (3 changed); tools: 1 tool renamed (1 breaking change): regenerate to update it"
     )

@@ -32,8 +32,7 @@ def test_the_generated_runtime_passes_mypy_strict() -> None:
 
 def test_the_runtime_modules_copied_verbatim_are_already_black_formatted() -> None:
     from openapi2mcp.emit.formatting import format_python
-    from openapi2mcp.emit.render import runtime_files
+    from openapi2mcp.emit.render import runtime_sources
 
-    for path in runtime_files():
-        text = path.read_text("utf-8")
-        assert format_python(text) == text, f"{path.name}: run black -l 100 on it"
+    for path, text in runtime_sources().items():
+        assert format_python(text) == text, f"openapi2mcp_runtime/{path}: run black -l 100 on it"

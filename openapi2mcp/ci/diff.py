@@ -22,7 +22,7 @@ from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.listing import enforced_input
 from openapi2mcp.emit.output import OutputError, read_manifest
-from openapi2mcp.emit.render import TOOL_DATA_FILE
+from openapi2mcp.emit.render import TOOL_DATA_FILE, TOOL_DATA_PLACES, tool_data_path
 from openapi2mcp.load.source import LoadError, is_url
 from openapi2mcp.model import GeneratorOptions, NameStyle
 from openapi2mcp.pipeline import generate
@@ -83,28 +83,31 @@ def _spec_tools(source: str, name_style: NameStyle) -> ToolSet:
             "(`openapi2mcp generate` lists them); they count as absent",
             err=True,
         )
-    return parse_tool_data(generation.files[f"{options.package_name}/{TOOL_DATA_FILE}"], Path(source))
+    return parse_tool_data(generation.files[tool_data_path(options.package_name)], Path(source))
 
 
 def find_tool_data(directory: Path) -> Path:
-    """The package's data file: the one the manifest lists, or the one `*/tool_data.json`."""
+    """The package's data file: the one the manifest lists, or the one `*/data/tool_data.json` (or
+    `*/tool_data.json`, as packages were generated before data/)."""
     try:
         owned = read_manifest(directory)
     except OutputError:
         owned = None  # unreadable: look at the files themselves
     if owned is None:
-        found = sorted(directory.glob(f"*/{TOOL_DATA_FILE}"))
+        found = sorted(path for place in TOOL_DATA_PLACES for path in directory.glob(f"*/{place}"))
     else:
-        paths = (PurePosixPath(item) for item in owned)
-        found = sorted(
-            directory / path for path in paths if len(path.parts) == 2 and path.name == TOOL_DATA_FILE
-        )
+        found = sorted(directory / item for item in owned if _is_tool_data(PurePosixPath(item)))
     if len(found) == 1:
         return found[0]
     if not found:
         raise LoadError(f"{directory}: not a generated package (no <package>/{TOOL_DATA_FILE} in it)")
-    shown = ", ".join(path.parent.name for path in found)
+    shown = ", ".join(path.relative_to(directory).parts[0] for path in found)
     raise LoadError(f"{directory}: several packages ({shown}): name one's {TOOL_DATA_FILE} instead")
+
+
+def _is_tool_data(path: PurePosixPath) -> bool:
+    """Whether a manifest's `path` is an import package's tool data (`<package>/<place>`)."""
+    return any(path.parts[1:] == PurePosixPath(place).parts for place in TOOL_DATA_PLACES)
 
 
 def read_tool_data(path: Path) -> ToolSet:

@@ -9,19 +9,25 @@ from pathlib import Path
 
 import jinja2
 
+import openapi2mcp_runtime
 from openapi2mcp import __version__
 from openapi2mcp.background import Pending
 from openapi2mcp.emit.client_setup import FORMS, client_setup
 from openapi2mcp.emit.filters import FILTERS
 from openapi2mcp.emit.mcpb import bundle_files
 from openapi2mcp.emit.models import class_names
-from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, runtime_module, search_index_text
+from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE, search_index_text
 from openapi2mcp.emit.tool_data import tool_data, tool_details, toolset_summary
 from openapi2mcp.model import ApiModel, GeneratorOptions, SecurityScheme
 from openapi2mcp.tools.servers import relative_base_path
+from openapi2mcp_runtime.serving import endpoint_auth, http_limits
 
+RUNTIME_FOLDER = "_runtime"  # the vendored runtime, inside the import package
+DATA_FOLDER = "data"  # the files generation makes for the runtime to read
 TOOL_DATA_FILE = "tool_data.json"
 TOOL_DETAILS_FILE = "tool_details.json"
+# Where an import package holds tool_data.json: in data/, or (generated before it) beside server.py
+TOOL_DATA_PLACES = (f"{DATA_FOLDER}/{TOOL_DATA_FILE}", TOOL_DATA_FILE)
 # Files the user owns, by name inside the import package → template: created when missing, never
 # overwritten, never in the manifest of generated files (see output.write_package).
 STARTERS = {"hooks.py": "hooks.py.jinja"}
@@ -96,6 +102,8 @@ def render_package(
         "toolsets": toolset_summary(model),
     }
     package = options.package_name
+    context["runtime_package"] = runtime_import(options)
+    context["runtime_requirement"] = runtime_requirement()
     files = {
         "pyproject.toml": "pyproject.toml.jinja",
         "README.md": "README.md.jinja",
@@ -105,30 +113,31 @@ def render_package(
         f"{package}/__init__.py": "__init__.py.jinja",
         f"{package}/__main__.py": "__main__.py.jinja",
         f"{package}/server.py": "server.py.jinja",
+        f"{package}/hooks_api.py": "hooks_api.py.jinja",
     }
     rendered = {path: env.get_template(f"package/{name}").render(context) for path, name in files.items()}
-    for static in runtime_files():
-        rendered[f"{package}/{static.name}"] = static.read_text("utf-8")
+    if options.runtime == "vendored":
+        rendered.update(vendored_runtime(package))
     data = tool_data(model, options, generator=header_text())
     template = env.get_template("package/tool_data.json.jinja")
-    rendered[f"{package}/{TOOL_DATA_FILE}"] = template.render(data=data)
+    rendered[tool_data_path(package)] = template.render(data=data)
     details = tool_details(model, mapped or model)
-    rendered[f"{package}/{TOOL_DETAILS_FILE}"] = env.get_template("package/tool_details.json.jinja").render(
-        data=details
-    )
+    rendered[f"{package}/{DATA_FOLDER}/{TOOL_DETAILS_FILE}"] = env.get_template(
+        "package/tool_details.json.jinja"
+    ).render(data=details)
     if options.bundle:
         rendered.update(bundle_files(model, setup))
-    rendered[f"{package}/{SEARCH_INDEX_FILE}"] = (
+    rendered[f"{package}/{DATA_FOLDER}/{SEARCH_INDEX_FILE}"] = (
         search_index.result()
         if search_index is not None
-        else search_index_text(mapped or model, templates_dir() / "package")
+        else search_index_text(mapped or model)
     )
     return rendered
 
 
 def pending_search_index(mapped: ApiModel) -> Pending:
     """The search index of the mapped model, started now on another core (`render_package` takes it)."""
-    return Pending(partial(search_index_text, mapped, templates_dir() / "package"))
+    return Pending(partial(search_index_text, mapped))
 
 
 def render_starters(model: ApiModel, options: GeneratorOptions) -> dict[str, str]:
@@ -160,9 +169,41 @@ def example_classes(model: ApiModel) -> tuple[str, str | None]:
     return args, result if model.tools[0].output_schema is not None else None
 
 
-def runtime_files() -> list[Path]:
-    """The generated server's runtime modules, copied verbatim (kept black-formatted in the repo)."""
-    return sorted((templates_dir() / "package").glob("*.py"))
+def tool_data_path(package: str) -> str:
+    """Where generation writes the tool data of import package `package` (relative to the output)."""
+    return f"{package}/{TOOL_DATA_PLACES[0]}"
+
+
+def runtime_import(options: GeneratorOptions) -> str:
+    """Where the generated modules import the runtime from: the vendored copy, or the installed
+    `openapi2mcp-runtime` distribution (`--runtime package`)."""
+    return f".{RUNTIME_FOLDER}" if options.runtime == "vendored" else "openapi2mcp_runtime"
+
+
+def runtime_requirement() -> str:
+    """The `openapi2mcp-runtime` versions a `--runtime package` server accepts: this runtime's
+    version up to the next minor (0.x) or major one, whose changes may break it."""
+    major, minor, *_ = (int(part) for part in openapi2mcp_runtime.__version__.split("."))
+    below = f"{major}.{minor + 1}" if major == 0 else f"{major + 1}"
+    return f"openapi2mcp-runtime>={openapi2mcp_runtime.__version__},<{below}"
+
+
+@cache
+def runtime_sources() -> dict[str, str]:
+    """The runtime's modules (the `openapi2mcp_runtime` package, kept black-formatted in the
+    repository) by path inside it, POSIX-style."""
+    root = Path(openapi2mcp_runtime.__file__).parent
+    return {path.relative_to(root).as_posix(): path.read_text("utf-8") for path in sorted(root.rglob("*.py"))}
+
+
+def vendored_runtime(package: str) -> dict[str, str]:
+    """The runtime copied into `package/_runtime/`: each module its source, byte for byte, under
+    one line that marks it generated, with the runtime's version."""
+    marker = (
+        f"# Generated by openapi2mcp {__version__}: openapi2mcp_runtime {openapi2mcp_runtime.__version__},"
+        " vendored. Do not edit: regenerate.\n"
+    )
+    return {f"{package}/{RUNTIME_FOLDER}/{path}": marker + text for path, text in runtime_sources().items()}
 
 
 def _resilience_variables(prefix: str) -> list[Variable]:
@@ -285,7 +326,7 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
 
 def _http_limit_variables(prefix: str) -> list[Variable]:
     """What one HTTP peer may hold of the server (the runtime's http_limits.py, with its defaults)."""
-    limits = runtime_module(templates_dir() / "package", "http_limits").HTTP_LIMITS
+    limits = http_limits.HTTP_LIMITS
     return [
         Variable(f"{prefix}_{suffix}", f"HTTP: {meaning} (default {default:g})", http_only=True)
         for suffix, _field, default, meaning in limits
@@ -294,8 +335,7 @@ def _http_limit_variables(prefix: str) -> list[Variable]:
 
 def _jwks_max_age() -> float:
     """The runtime's default (endpoint_auth.py)."""
-    auth = runtime_module(templates_dir() / "package", "endpoint_auth").EndpointAuth
-    return float(auth.jwks_max_age)
+    return float(endpoint_auth.EndpointAuth.jwks_max_age)
 
 
 def _access_variables(prefix: str) -> list[Variable]:

@@ -1,48 +1,27 @@
 """The generated server's search index (`search_index.json`, docs/search-index.md) from the model.
 
-The analyzer and the index layout live in the runtime's own module, `templates/package/search.py`,
-loaded here by path: generation and the server read words the same way because it is one file.
+The analyzer and the index layout live in the runtime's own module, `openapi2mcp_runtime/discovery/
+search.py`: generation and the server read words the same way because it is one module.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
-import sys
-from functools import cache
-from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from openapi2mcp.model import ApiModel, JSONSchema, Tool
 from openapi2mcp.tools.outputs import WRAP_KEY
+from openapi2mcp_runtime.discovery import search as runtime_search
 
 SEARCH_INDEX_FILE = "search_index.json"
-_PACKAGE = "openapi2mcp_runtime_templates"
 SCHEMA_DEPTH = 3  # levels of nested properties whose words are indexed
 _FOOTER = re.compile(r"(?:^|\n\n)HTTP: [A-Z]+ \S*(?:\n.*)?\Z", re.DOTALL)
 
 
-def runtime_search(package_templates: Path) -> ModuleType:
-    """`search.py` of the package templates (`templates/package/`)."""
-    return runtime_module(package_templates, "search")
-
-
-@cache
-def runtime_module(package_templates: Path, name: str) -> ModuleType:
-    """A module of the package templates, imported once as a submodule of a private package over that
-    folder, so its relative imports (`search_words.py`...) work (the package's `__init__` is a
-    template: not run)."""
-    if _PACKAGE not in sys.modules:
-        package = ModuleType(_PACKAGE)
-        package.__path__ = [str(package_templates)]
-        sys.modules[_PACKAGE] = package
-    return importlib.import_module(f"{_PACKAGE}.{name}")
-
-
-def search_index_text(model: ApiModel, package_templates: Path) -> str:
+def search_index_text(model: ApiModel) -> str:
     """The text of `search_index.json`: the same bytes for the same model, whatever the run."""
-    search = runtime_search(package_templates)
+    search = runtime_search
     return str(search.index_text(search.build_index(documents(model, search))))
 
 

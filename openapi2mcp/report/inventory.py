@@ -10,7 +10,7 @@ from typing import Any
 
 from openapi2mcp.ci.diff import find_tool_data, tool_data_text
 from openapi2mcp.emit.listing import listed_wire
-from openapi2mcp.emit.render import TOOL_DATA_FILE
+from openapi2mcp.emit.render import TOOL_DATA_FILE, TOOL_DATA_PLACES
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import ApiModel, Toolset
 
@@ -40,8 +40,8 @@ def read_package(path: Path) -> Inventory:
     if not path.exists():
         raise LoadError(f"{path}: no such file or directory")
     if path.is_dir():
-        inner = path / TOOL_DATA_FILE
-        path = inner if inner.is_file() else find_tool_data(path)
+        inner = [path / place for place in TOOL_DATA_PLACES if (path / place).is_file()]
+        path = inner[0] if inner else find_tool_data(path)
     text = tool_data_text(path)
     try:
         data = json.loads(text)

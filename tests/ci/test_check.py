@@ -14,7 +14,7 @@ from openapi2mcp.pipeline import generate
 
 REPO = Path(__file__).resolve().parents[2]
 PETSTORE = REPO / "specs" / "petstore.yaml"
-DATA = "petstore/tool_data.json"
+DATA = "petstore/data/tool_data.json"
 
 
 @pytest.fixture(scope="module")
@@ -56,12 +56,12 @@ def test_a_changed_file_gives_its_unified_diff_and_the_tool_changelog(
 
 def test_files_a_regeneration_would_create_or_delete_are_counted(out: Path, files: dict[str, str]) -> None:
     fresh = {**files, "petstore/new.py": "x = 1\n"}
-    del fresh["petstore/settings.py"]
+    del fresh["petstore/server.py"]
     drift = check_package(out, fresh)
     assert (drift.changed, drift.created, drift.deleted) == (0, 1, 1)
     assert sorted(diff.splitlines()[0] for diff in drift.diffs) == [
         "--- /dev/null",
-        "--- a/petstore/settings.py",
+        "--- a/petstore/server.py",
     ]
 
 

@@ -230,7 +230,23 @@ def test_two_packages_and_the_tool_data_file_itself(tmp_path: Path) -> None:
     old = write_generated(tmp_path / "old", BASE)
     new = write_generated(tmp_path / "new", breaking_spec())
     assert diff(old, new, cwd=tmp_path) == (1, BREAKING_TEXT, "")
-    assert diff("old/shop/tool_data.json", "new/shop/tool_data.json", cwd=tmp_path) == (1, BREAKING_TEXT, "")
+    old_data, new_data = "old/shop/data/tool_data.json", "new/shop/data/tool_data.json"
+    assert diff(old_data, new_data, cwd=tmp_path) == (1, BREAKING_TEXT, "")
+
+
+@pytest.mark.parametrize("manifest", [True, False])
+def test_a_package_generated_before_data_has_its_tool_data_beside_server_py(
+    tmp_path: Path, manifest: bool
+) -> None:
+    old = write_generated(tmp_path / "old", BASE)
+    (tmp_path / "old/shop/data/tool_data.json").rename(tmp_path / "old/shop/tool_data.json")
+    listed = tmp_path / "old" / MANIFEST
+    if manifest:  # as that generation listed it
+        listed.write_text(listed.read_text().replace('"shop/data/tool_data.json"', '"shop/tool_data.json"'))
+    else:
+        listed.unlink()
+    new = write_generated(tmp_path / "new", breaking_spec())
+    assert diff(old, new, cwd=tmp_path) == (1, BREAKING_TEXT, "")
 
 
 def test_a_package_without_its_manifest_is_found_by_its_files(tmp_path: Path) -> None:
@@ -387,7 +403,7 @@ def test_a_package_with_the_former_method_and_path_names_against_the_spec_lists_
     """Tools named `{method}_{path}` (as operations without an operationId were before) against the
     same spec named with verbs and resources: each is one renamed tool, paired by its route."""
     generation = generate(str(JUPYTER), GeneratorOptions("api", "API"))
-    data = json.loads(generation.files["api/tool_data.json"])
+    data = json.loads(generation.files["api/data/tool_data.json"])
     former: dict[str, str] = {}
     for tool in data["tools"]:
         route = data["routes"][tool["name"]]

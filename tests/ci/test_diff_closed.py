@@ -58,7 +58,7 @@ def test_closing_an_object_of_the_spec_is_a_breaking_change_of_the_changelog() -
 
 
 def test_the_enforced_schema_of_every_golden_tool_is_its_schema_before_listing() -> None:
-    for path in sorted((REPO / "generated").glob(f"*/*/{TOOL_DATA_FILE}")):
+    for path in sorted((REPO / "generated").glob(f"*/*/data/{TOOL_DATA_FILE}")):
         data = json.loads(path.read_text("utf-8"))
         for tool in data["tools"]:
             enforced = enforced_input(tool["inputSchema"], data["routes"][tool["name"]]["closed"])

@@ -69,7 +69,7 @@ def test_the_packed_bundle_validates_and_its_server_lists_the_tools(
     unpacked = tmp_path / "installed"
     assert mcpb(node_tools, "unpack", str(bundle), str(unpacked), cwd=tmp_path).returncode == 0
     files = sorted(str(path.relative_to(unpacked)) for path in unpacked.rglob("*") if path.is_file())
-    assert "manifest.json" in files and "petstore/server.py" in files and "petstore/tool_data.json" in files
+    assert {"manifest.json", "petstore/server.py", "petstore/data/tool_data.json"} <= set(files)
     assert not [name for name in files if name.startswith(".") or "__pycache__" in name]
 
     manifest = json.loads((unpacked / "manifest.json").read_text("utf-8"))

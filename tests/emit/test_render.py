@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 
+import openapi2mcp_runtime
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit.formatting import format_python
 from openapi2mcp.emit.render import header_text, render_package, render_starters
@@ -25,45 +26,17 @@ REPO = Path(__file__).resolve().parents[2]
 PETSTORE = REPO / "specs" / "petstore.yaml"
 ESCAPING = REPO / "specs" / "escaping.yaml"
 OK = {"200": {"description": "ok"}}
-RUNTIME_FILES = (
+PACKAGE_FILES = (  # what a generated import package holds (models.py only with --models)
     "__init__.py",
     "__main__.py",
     "server.py",
-    "runtime.py",
-    "serialize.py",
-    "responses.py",
-    "conform.py",
-    "listing.py",
-    "trimming.py",
-    "trim_values.py",
-    "json_prefix.py",
-    "settings.py",
-    "credentials.py",
     "hooks_api.py",
-    "hooks_runner.py",
-    "resilience.py",
-    "audit.py",
-    "http_client.py",
-    "http_exchange.py",
-    "validation.py",
-    "wiring.py",
-    "views.py",
-    "endpoint_auth.py",
-    "http_serving.py",
-    "http_limits.py",
-    "http_guard.py",
-    "http_sessions.py",
-    "oauth.py",
-    "request_credentials.py",
-    "request_meta.py",
-    "meta_tools.py",
-    "search.py",
-    "search_text.py",
-    "search_words.py",
-    "tool_data.json",
-    "search_index.json",
-    "tool_details.json",
+    "data/tool_data.json",
+    "data/search_index.json",
+    "data/tool_details.json",
 )
+RUNTIME = Path(openapi2mcp_runtime.__file__).parent
+RUNTIME_FILES = tuple(f"_runtime/{path.relative_to(RUNTIME).as_posix()}" for path in RUNTIME.rglob("*.py"))
 
 
 @cache
@@ -101,15 +74,16 @@ def test_the_package_holds_exactly_the_documented_files() -> None:
     assert sorted(petstore().files) == sorted(
         [
             *("pyproject.toml", "README.md", ".env.example", "Dockerfile", ".dockerignore"),
-            *(f"petstore/{name}" for name in RUNTIME_FILES),
+            *(f"petstore/{name}" for name in (*PACKAGE_FILES, *RUNTIME_FILES)),
         ]
     )
+    assert len(RUNTIME_FILES) == 37
 
 
 def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> None:
     files = generated(PETSTORE, "my-pet-store", "MY_PET_STORE").files
     assert sorted(path for path in files if "/" in path) == sorted(
-        f"my_pet_store/{name}" for name in RUNTIME_FILES
+        f"my_pet_store/{name}" for name in (*PACKAGE_FILES, *RUNTIME_FILES)
     )
 
 
@@ -117,13 +91,13 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 34
+    assert len(python) == 4 + 37
     for path, text in python.items():
         compile(text, path, "exec")
 
 
 def test_tool_data_json_is_json_with_one_tool_and_one_route_per_operation() -> None:
-    data = json.loads(petstore().files["petstore/tool_data.json"])
+    data = json.loads(petstore().files["petstore/data/tool_data.json"])
     names = ["listPets", "createPet", "showPetById", "replacePet", "deletePet", "renamePet", "get_health"]
     assert [tool["name"] for tool in data["tools"]] == names
     assert list(data["routes"]) == names
@@ -137,10 +111,10 @@ def test_a_spec_without_operations_still_renders_a_complete_package() -> None:
     assert sorted(files) == sorted(
         [
             *("pyproject.toml", "README.md", ".env.example", "Dockerfile", ".dockerignore"),
-            *(f"t/{n}" for n in RUNTIME_FILES),
+            *(f"t/{n}" for n in (*PACKAGE_FILES, *RUNTIME_FILES)),
         ]
     )
-    assert json.loads(files["t/tool_data.json"])["tools"] == []
+    assert json.loads(files["t/data/tool_data.json"])["tools"] == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,7 +185,7 @@ def test_hostile_strings_in_server_py_are_literals_with_the_spec_values() -> Non
 
 
 def test_hostile_descriptions_reach_tool_data_verbatim() -> None:
-    data = json.loads(generated(ESCAPING, "escaping", "ESCAPING").files["escaping/tool_data.json"])
+    data = json.loads(generated(ESCAPING, "escaping", "ESCAPING").files["escaping/data/tool_data.json"])
     (tool,) = data["tools"]
     assert tool["title"] == "Get \"\"\" an item ''' {{ 7*7 }} \\ `rm -rf` </script>"
     assert (
@@ -406,7 +380,7 @@ def test_the_env_prefix_names_every_variable_in_server_py_readme_and_env_example
     files = generated(PETSTORE, "zoo", "ZOO").files
     assert re.search(r'^ENV_PREFIX = "ZOO"$', files["zoo/server.py"], flags=re.M)
     assert re.findall(r"^(?:# )?([A-Z0-9_]+)=", files[".env.example"], flags=re.M)[0] == "ZOO_BASE_URL"
-    assert "PETSTORE_" not in files["README.md"] + files[".env.example"] + files["zoo/tool_data.json"]
+    assert "PETSTORE_" not in files["README.md"] + files[".env.example"] + files["zoo/data/tool_data.json"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,7 +462,7 @@ def test_hooks_py_defines_hooks_and_imports_only_what_hooks_api_exports() -> Non
     ]
     code = [node for node in tree.body if not isinstance(node, ast.ImportFrom | ast.Expr)]
     assert [ast.unparse(node) for node in code] == ["hooks = Hooks()"]
-    exported = ast.parse((REPO / "templates/package/hooks_api.py").read_text("utf-8"))
+    exported = ast.parse((REPO / "openapi2mcp_runtime/hooks/api.py").read_text("utf-8"))
     (names,) = [
         node.value
         for node in exported.body

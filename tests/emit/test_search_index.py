@@ -13,22 +13,19 @@ import pytest
 import yaml
 from corpus_specs import CORPUS_SPECS
 
-from openapi2mcp.emit.render import templates_dir
 from openapi2mcp.emit.search_index import (
     SEARCH_INDEX_FILE,
     SchemaWords,
     documents,
     method_verb,
-    runtime_module,
-    runtime_search,
     schema_words,
     tool_fields,
 )
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import Generation, generate
+from openapi2mcp_runtime.discovery import search
+from openapi2mcp_runtime.discovery import search_text as text_analysis
 
-search = runtime_search(templates_dir() / "package")
-text_analysis = runtime_module(templates_dir() / "package", "search_text")
 OK = {"200": {"description": "ok"}}
 
 
@@ -113,7 +110,7 @@ def tracker(tmp_path_factory: pytest.TempPathFactory) -> Generation:
 @pytest.fixture(scope="module")
 def index(tracker: Generation, tmp_path_factory: pytest.TempPathFactory) -> Any:
     path = tmp_path_factory.mktemp("index") / SEARCH_INDEX_FILE
-    path.write_text(tracker.files[f"tracker/{SEARCH_INDEX_FILE}"], encoding="utf-8")
+    path.write_text(tracker.files[f"tracker/data/{SEARCH_INDEX_FILE}"], encoding="utf-8")
     return search.SearchIndex.load(path)
 
 
@@ -288,7 +285,7 @@ def _generate(document: dict[str, Any]) -> Generation:
 
 
 def test_the_index_file_is_json_with_one_entry_per_tool_and_sorted_terms(tracker: Generation) -> None:
-    text = tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
+    text = tracker.files[f"tracker/data/{SEARCH_INDEX_FILE}"]
     data = json.loads(text)
     assert data["format"] == search.FORMAT_VERSION
     assert data["tools"] == [
@@ -306,14 +303,14 @@ def test_the_index_file_is_the_same_bytes_at_every_generation(tracker: Generatio
     found = documents(tracker.model, search)
     assert found[6][2]["about"] == "Staff and contractors."  # listOrgMembers: its tag's description
     again = search.index_text(search.build_index(found))
-    assert again == tracker.files[f"tracker/{SEARCH_INDEX_FILE}"]
+    assert again == tracker.files[f"tracker/data/{SEARCH_INDEX_FILE}"]
     reversed_fields = [(n, t, dict(reversed(list(f.items())))) for n, t, f in found]
     assert search.index_text(search.build_index(reversed_fields)) == again
 
 
 def test_a_spec_without_operations_gets_an_empty_index(tmp_path: Path) -> None:
     document = {"openapi": "3.0.3", "info": {"title": "T", "version": "1"}, "paths": {}}
-    text = _generate(document).files[f"t/{SEARCH_INDEX_FILE}"]
+    text = _generate(document).files[f"t/data/{SEARCH_INDEX_FILE}"]
     path = tmp_path / SEARCH_INDEX_FILE
     path.write_text(text, encoding="utf-8")
     assert json.loads(text)["tools"] == []

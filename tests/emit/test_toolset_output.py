@@ -35,7 +35,7 @@ def files(**options: Any) -> dict[str, str]:
 
 
 def test_each_route_names_its_toolset_and_the_tools_stay_the_mcp_wire_form() -> None:
-    data = json.loads(files()["zoo/tool_data.json"])
+    data = json.loads(files()["zoo/data/tool_data.json"])
     assert {name: route["toolset"] for name, route in data["routes"].items()} == {
         "listPets": "pets",
         "addPet": "pets",
@@ -48,7 +48,7 @@ def test_each_route_names_its_toolset_and_the_tools_stay_the_mcp_wire_form() -> 
 
 
 def test_the_summary_lists_each_toolset_in_order_with_its_count_default_and_description() -> None:
-    data = json.loads(files(default_toolsets=("pets", "untagged"))["zoo/tool_data.json"])
+    data = json.loads(files(default_toolsets=("pets", "untagged"))["zoo/data/tool_data.json"])
     assert list(data["toolsets"].items()) == [
         ("pets", {"count": 2, "default": True, "description": "All | about pets."}),
         ("untagged", {"count": 1, "default": True, "description": ""}),

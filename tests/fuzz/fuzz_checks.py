@@ -65,7 +65,7 @@ def check_generation(spec: Path, out: Path, ref_root: Path | None = None) -> lis
     for name, text in generation.files.items():
         if name.endswith(".py"):
             compile(text, name, "exec")
-    tools = json.loads(generation.files[f"{PACKAGE}/tool_data.json"])["tools"]
+    tools = json.loads(generation.files[f"{PACKAGE}/data/tool_data.json"])["tools"]
     names = [tool["name"] for tool in tools]
     assert len(names) == len(set(names)), f"duplicate tool names: {names}"
     assert all(PORTABLE_NAME.match(name) for name in names), names

@@ -97,13 +97,13 @@ def test_a_spec_is_measured_in_memory_with_exact_figures(tmp_path: Path) -> None
 
 
 def test_the_bytes_are_those_of_the_packages_tools_list_in_compact_json(petstore_package: Path) -> None:
-    data = json.loads((petstore_package / "petstore" / "tool_data.json").read_text("utf-8"))
+    data = json.loads((petstore_package / "petstore" / "data" / "tool_data.json").read_text("utf-8"))
     compact = json.dumps({"tools": data["tools"]}, separators=(",", ":"), ensure_ascii=False)
     report = inspect_json(str(petstore_package), cwd=petstore_package.parent)
     assert report["toolsList"]["bytes"] == len(compact.encode("utf-8")) == 6272
 
 
-@pytest.mark.parametrize("where", ["out", "out/petstore", "out/petstore/tool_data.json"])
+@pytest.mark.parametrize("where", ["out", "out/petstore", "out/petstore/data/tool_data.json"])
 def test_a_package_gives_the_figures_of_its_spec(petstore_package: Path, where: str) -> None:
     from_package = inspect_json(where, cwd=petstore_package.parent)
     from_spec = inspect_json(str(PETSTORE), cwd=petstore_package.parent)

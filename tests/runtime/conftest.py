@@ -1,19 +1,15 @@
-"""Shared fixtures for the generated server's runtime (templates/package/*.py).
-
-The runtime modules are imported from templates/package as the submodules of a synthetic package,
-exactly as they sit inside a generated package (`from . import serialize` works). The upstream is
-a real HTTP server on 127.0.0.1 (ephemeral port) that records each raw request.
+"""Shared fixtures for the generated server's runtime (the `openapi2mcp_runtime` package, which a
+generated package vendors as `_runtime/`). The upstream is a real HTTP server on 127.0.0.1
+(ephemeral port) that records each raw request.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import socket
 import sys
 import threading
 import time
-import types
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,23 +20,20 @@ from typing import Any
 import mcp_types
 import pytest
 
-TEMPLATE_PACKAGE = Path(__file__).resolve().parents[2] / "templates" / "package"
-_PACKAGE = "openapi2mcp_template_package"
+from openapi2mcp_runtime import tool_runtime as runtime
+from openapi2mcp_runtime.hooks import api as hooks_api
+from openapi2mcp_runtime.hooks import runner as hooks_runner
+from openapi2mcp_runtime.serving import wiring
+from openapi2mcp_runtime.upstream import serialize
 
+__all__ = ["hooks_api", "hooks_runner", "runtime", "serialize"]  # the runtime modules most tests use
 
-def template_module(name: str) -> Any:
-    """`templates/package/<name>.py`, imported as a submodule of a package (no __init__ runs)."""
-    if _PACKAGE not in sys.modules:
-        package = types.ModuleType(_PACKAGE)
-        package.__path__ = [str(TEMPLATE_PACKAGE)]
-        sys.modules[_PACKAGE] = package
-    return importlib.import_module(f"{_PACKAGE}.{name}")
-
-
-runtime = template_module("runtime")
-serialize = template_module("serialize")
-hooks_api = template_module("hooks_api")
-hooks_runner = template_module("hooks_runner")
+REPO = Path(__file__).resolve().parents[2]
+# What a generated package's hooks_api.py is (templates/package/hooks_api.py.jinja), for the tests
+# that make a package of their own around a hooks.py.
+HOOKS_API = (
+    "from openapi2mcp_runtime.hooks.api import Call, HookError, Hooks, ModelMismatch, Request, Result\n"
+)
 
 
 # ---- the e2e recording upstream (for the HTTP client tests) ------------------------------------
@@ -388,4 +381,4 @@ def text_of(result: Any) -> str:
 
 def mcp_server(tools: Any) -> Any:
     """The low-level MCP server answered by the runtime, built as the generated server.py builds it."""
-    return template_module("wiring").build_server(tools, "t-server", "1.2.3", None)
+    return wiring.build_server(tools, "t-server", "1.2.3", None)

@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import Make, Upstream, runtime, template_module, text_of, tool, tool_data
+from openapi2mcp_runtime.serving import endpoint_auth
 
-endpoint_auth = template_module("endpoint_auth")
+from .conftest import Make, Upstream, runtime, text_of, tool, tool_data
+
+endpoint_auth = endpoint_auth
 mcp_types = pytest.importorskip("mcp_types")
 
 # ---- settings --------------------------------------------------------------------------------

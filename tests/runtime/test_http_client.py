@@ -23,11 +23,13 @@ import anyio
 import httpx2
 import pytest
 
-from .conftest import closed_port, template_module
+from openapi2mcp_runtime.upstream import http_exchange as hc
+
+from .conftest import closed_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-hc = template_module("http_exchange")
+
 CAP, DRAIN = 1_000_000, 64 * 1024 * 1024
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 

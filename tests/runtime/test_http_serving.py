@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from mcp import MCPError
 
-from .conftest import runtime, template_module
+from openapi2mcp_runtime.serving import endpoint_auth, http_serving
+from openapi2mcp_runtime.upstream import audit
 
-http_serving = template_module("http_serving")
-endpoint_auth = template_module("endpoint_auth")
-audit = template_module("audit")
+from .conftest import runtime
+
+http_serving = http_serving
 mcp_types = pytest.importorskip("mcp_types")
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

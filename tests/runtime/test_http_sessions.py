@@ -11,9 +11,8 @@ from typing import Any
 import anyio
 import pytest
 
-from .conftest import template_module
+from openapi2mcp_runtime.serving import http_sessions
 
-http_sessions = template_module("http_sessions")
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 INITIALIZE = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}).encode()
 

@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import Reply, Upstream, runtime, template_module
+from openapi2mcp_runtime.serving import oauth
 
-oauth = template_module("oauth")
+from .conftest import Reply, Upstream, runtime
+
+oauth = oauth
 jwt = pytest.importorskip("jwt")
 rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
 

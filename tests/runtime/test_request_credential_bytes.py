@@ -14,10 +14,12 @@ from urllib.parse import quote
 
 import pytest
 
-from .conftest import Make, Reply, Upstream, template_module, text_of
+from openapi2mcp_runtime.upstream import request_credentials
+
+from .conftest import Make, Reply, Upstream, text_of
 from .test_endpoint_auth import DATA, FROM_REQUEST, Inner, call_with, endpoint_auth, request_ctx, through
 
-request_credentials = template_module("request_credentials")
+request_credentials = request_credentials
 
 pytestmark = pytest.mark.anyio
 

@@ -22,7 +22,7 @@ async def test_the_moved_body_property_is_sent_under_its_wire_name_beside_the_pa
     make_runtime: Make, upstream: Upstream
 ) -> None:
     generation = generate(str(JUPYTER), GeneratorOptions(dist_name="j", env_prefix="T"))
-    tools = make_runtime(json.loads(generation.files["j/tool_data.json"]))
+    tools = make_runtime(json.loads(generation.files["j/data/tool_data.json"]))
     result = await call(tools, "update_contents", {"path": "a/b.ipynb", "path_body": "c/d.ipynb"})
     assert not result.is_error, text_of(result)
     assert (upstream.last.method, upstream.last.target) == ("PATCH", "/api/v1/api/contents/a%2Fb.ipynb")

@@ -13,7 +13,9 @@ import mcp
 import pytest
 import yaml
 
-from .conftest import Make, Upstream, call, mcp_server, template_module, text_of, tool, tool_data
+from openapi2mcp_runtime.results import conform as conform_module
+
+from .conftest import Make, Upstream, call, mcp_server, text_of, tool, tool_data
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -136,7 +138,7 @@ async def test_a_deviation_in_a_trimmed_answer_keeps_both_notes_in_meta(
 
 @pytest.fixture
 def conform() -> Any:
-    return template_module("conform")
+    return conform_module
 
 
 def _errors(schema: dict[str, Any]) -> Any:

@@ -13,10 +13,10 @@ from typing import Any
 import mcp_types
 import pytest
 
-from .conftest import Upstream, call, runtime, template_module, tool, tool_data
+from openapi2mcp_runtime.discovery import search, views
 
-views = template_module("views")
-search = template_module("search")
+from .conftest import Upstream, call, runtime, tool, tool_data
+
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 META = ["search_tools", "describe_tools", "call_tool"]
 LIMIT = {"arg": "limit", "name": "limit", "in": "query", "required": False, "style": "form", "explode": True}

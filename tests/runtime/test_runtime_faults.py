@@ -17,12 +17,14 @@ import anyio
 import mcp
 import pytest
 
-from .conftest import Make, call, closed_port, mcp_server, runtime, template_module, text_of, tool, tool_data
+from openapi2mcp_runtime.upstream import resilience as rs
+
+from .conftest import Make, call, closed_port, mcp_server, runtime, text_of, tool, tool_data
 from .fault_upstream import FaultUpstream, fault_upstream
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-rs = template_module("resilience")
+
 ATTEMPTS = "openapi2mcp/attempts"
 DATA = tool_data(
     tool("getThing", "GET", "/thing"),

@@ -13,8 +13,11 @@ from typing import Any
 import mcp
 import pytest
 
+from openapi2mcp_runtime.upstream import http_exchange
+
 from .conftest import (
-    TEMPLATE_PACKAGE,
+    HOOKS_API,
+    REPO,
     Make,
     Reply,
     Upstream,
@@ -22,10 +25,10 @@ from .conftest import (
     body_field,
     call,
     hooks_api,
+    hooks_runner,
     mcp_server,
     param,
     runtime,
-    template_module,
     text_of,
     tool,
     tool_data,
@@ -478,10 +481,11 @@ async def test_a_hook_naming_an_unknown_tool_stops_the_start(make_runtime: Make)
 
 @pytest.fixture
 def package(tmp_path: Path) -> Any:
-    """A package `pkg_N` whose modules are the runtime's plus the files written to tmp_path."""
+    """A package `pkg_N` of the files written to tmp_path, with a generated package's hooks_api.py."""
     name = f"hooks_test_pkg_{id(tmp_path)}"
+    (tmp_path / "hooks_api.py").write_text(HOOKS_API)
     module = types.ModuleType(name)
-    module.__path__ = [str(tmp_path), str(TEMPLATE_PACKAGE)]
+    module.__path__ = [str(tmp_path)]
     sys.modules[name] = module
     yield name, tmp_path
     for key in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
@@ -489,7 +493,7 @@ def package(tmp_path: Path) -> Any:
 
 
 def load(name: str) -> Any:
-    return __import__(f"{name}.hooks_runner", fromlist=["load_hooks"]).load_hooks(name)
+    return hooks_runner.load_hooks(name)
 
 
 def test_no_hooks_py_means_no_hooks(package: Any) -> None:
@@ -541,7 +545,7 @@ def test_the_hooks_py_openapi2mcp_writes_loads_and_defines_nothing(package: Any)
 
     name, folder = package
     options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE")
-    model = generate(str(TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"), options).model
+    model = generate(str(REPO / "specs" / "petstore.yaml"), options).model
     (folder / "hooks.py").write_text(render_starters(model, options)["petstore/hooks.py"])
     hooks = load(name)
     assert (hooks.hooks, hooks.tools) == ([], {})
@@ -559,7 +563,7 @@ async def test_the_starter_hooks_py_examples_work_once_uncommented(
 
     name, folder = package
     options = GeneratorOptions(dist_name="petstore", env_prefix="PETSTORE", models=True)
-    generation = generate(str(TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"), options)
+    generation = generate(str(REPO / "specs" / "petstore.yaml"), options)
     model = generation.model
     (folder / "models.py").write_text(generation.files["petstore/models.py"])  # the typed example's
     lines, in_example = [], False
@@ -571,7 +575,7 @@ async def test_the_starter_hooks_py_examples_work_once_uncommented(
     kinds = ["before_request", "after_result", "before_request", "after_result", "http_client"]
     assert [hook.kind for hook in hooks.hooks] == kinds
     assert list(hooks.tools) == ["echo"]
-    client_options = template_module("http_exchange").client_options(True)
+    client_options = http_exchange.client_options(True)
     hooks.client_hooks()[0].function(client_options)
     typed_call = hooks_api.Call("listPets", {"limit": 3})
     hooks.hooks[2].function(typed_call, Request("GET", "http://h/pets"))

@@ -9,9 +9,9 @@ from typing import Any
 import mcp
 import pytest
 
-from .conftest import Make, call, hooks_api, runtime, template_module, tool, tool_data
+from openapi2mcp_runtime.discovery import views
 
-views = template_module("views")
+from .conftest import Make, call, hooks_api, runtime, tool, tool_data
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

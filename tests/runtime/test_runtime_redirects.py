@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from .conftest import Make, Recorded, Reply, Upstream, body, call, template_module, text_of, tool, tool_data
+from openapi2mcp_runtime.upstream import http_exchange
 
-http_exchange = template_module("http_exchange")
+from .conftest import Make, Recorded, Reply, Upstream, body, call, text_of, tool, tool_data
+
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 DATA = tool_data(
     tool("getAny", "GET", "/api/", security=[["api_key"]]),

@@ -10,9 +10,11 @@ from typing import Any
 import mcp
 import pytest
 
-from .conftest import Make, Upstream, mcp_server, template_module, text_of, tool, tool_data
+from openapi2mcp_runtime.serving import request_meta
 
-request_meta = template_module("request_meta")
+from .conftest import Make, Upstream, mcp_server, text_of, tool, tool_data
+
+request_meta = request_meta
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
 DATA = tool_data(tool("listItems", "GET", "/items"))

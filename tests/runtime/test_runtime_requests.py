@@ -15,7 +15,6 @@ import pytest
 from mcp import MCPError
 
 from .conftest import (
-    TEMPLATE_PACKAGE,
     Make,
     Recorded,
     Reply,
@@ -818,12 +817,11 @@ def test_tools_list_is_built_once_and_equals_the_wire_tools(tmp_path: Any) -> No
     assert tools.input_schema("nope") is None
 
 
-def test_start_up_imports_no_httpx_jsonschema_or_ijson_and_runs_as_top_level_modules(tmp_path: Any) -> None:
+def test_start_up_imports_no_httpx_jsonschema_or_ijson(tmp_path: Any) -> None:
     (tmp_path / "tool_data.json").write_text(json.dumps(DATA))
     script = f"""
 import sys
-sys.path.insert(0, {str(TEMPLATE_PACKAGE)!r})
-import runtime
+from openapi2mcp_runtime import tool_runtime as runtime
 settings = runtime.Settings.from_env({{}}, prefix="T", base_url="http://h")
 tools = runtime.ToolRuntime.load({str(tmp_path / "tool_data.json")!r}, settings)
 tools.list_tools_result()

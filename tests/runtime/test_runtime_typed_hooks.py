@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from .conftest import TEMPLATE_PACKAGE, Make, Reply, Upstream, call, hooks_api, text_of
+from .conftest import HOOKS_API, REPO, Make, Reply, Upstream, call, hooks_api, hooks_runner, text_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
-SPEC = TEMPLATE_PACKAGE.parents[1] / "specs" / "petstore.yaml"
+SPEC = REPO / "specs" / "petstore.yaml"
 PET = {"id": "p-1", "name": "rex", "tag": "dog", "createdAt": "2024-05-01T10:00:00Z"}
 HOOKS = """
 from .hooks_api import Call, Hooks, Request, Result
@@ -63,12 +63,13 @@ def generated() -> dict[str, str]:
 
 @pytest.fixture
 def package(tmp_path: Path, generated: dict[str, str]) -> Iterator[str]:
-    """A package of the runtime's modules plus the generated models.py and HOOKS as hooks.py."""
+    """A package of the generated models.py, HOOKS as hooks.py and a generated package's hooks_api.py."""
     name = f"typed_hooks_pkg_{id(tmp_path)}"
+    (tmp_path / "hooks_api.py").write_text(HOOKS_API)
     (tmp_path / "models.py").write_text(generated["petstore/models.py"])
     (tmp_path / "hooks.py").write_text(HOOKS)
     module = types.ModuleType(name)
-    module.__path__ = [str(tmp_path), str(TEMPLATE_PACKAGE)]
+    module.__path__ = [str(tmp_path)]
     sys.modules[name] = module
     yield name
     for key in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
@@ -78,8 +79,8 @@ def package(tmp_path: Path, generated: dict[str, str]) -> Iterator[str]:
 @pytest.fixture
 def tools(package: str, generated: dict[str, str], make_runtime: Make, upstream: Upstream) -> Any:
     upstream.responder = lambda r: Reply(200, json.dumps([PET] if r.path.endswith("/pets") else PET).encode())
-    hooks = __import__(f"{package}.hooks_runner", fromlist=["load_hooks"]).load_hooks(package)
-    data = json.loads(generated["petstore/tool_data.json"])
+    hooks = hooks_runner.load_hooks(package)
+    data = json.loads(generated["petstore/data/tool_data.json"])
     return make_runtime(data, {"T_API_KEY_KEY": "k"}, hooks=hooks)
 
 
@@ -126,8 +127,8 @@ def test_the_server_does_not_import_models_py_unless_a_hook_does(
     package: str, generated: dict[str, str], tmp_path: Path
 ) -> None:
     (tmp_path / "hooks.py").write_text("from .hooks_api import Hooks\nhooks = Hooks()\n")
-    __import__(f"{package}.hooks_runner", fromlist=["load_hooks"]).load_hooks(package)
-    __import__(f"{package}.runtime")
+    hooks_runner.load_hooks(package)
+    __import__("openapi2mcp_runtime.tool_runtime")
     assert f"{package}.hooks" in sys.modules
     assert f"{package}.models" not in sys.modules
 

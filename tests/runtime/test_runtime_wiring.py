@@ -10,10 +10,13 @@ from typing import Any
 import mcp
 import pytest
 
-from .conftest import Make, mcp_server, template_module
+from openapi2mcp_runtime.serving import wiring
+from openapi2mcp_runtime.upstream import audit
+
+from .conftest import Make, mcp_server
 from .test_runtime_requests import DATA
 
-wiring = template_module("wiring")
+wiring = wiring
 pytestmark = [pytest.mark.timeout(120)]
 
 
@@ -118,7 +121,6 @@ def test_the_sdks_logging_deprecation_warning_is_silenced_and_no_other() -> None
     async def set_level(ctx: Any, params: Any) -> Any:
         raise AssertionError("not called")
 
-    audit = template_module("audit")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with audit.McpLog.deprecation_ignored():

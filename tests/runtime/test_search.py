@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import template_module
-
-search = template_module("search")
+from openapi2mcp_runtime.discovery import search
 
 DOCUMENTS = [
     ("listPets", "pets", {"name": "listPets", "title": "List pets", "path": "/pets"}),

@@ -15,10 +15,7 @@ from openapi2mcp.emit.tool_data import tool_details
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.model import GeneratorOptions, SizeLimits
 from openapi2mcp.tools.mapper import map_document
-
-from .conftest import template_module
-
-meta_tools = template_module("meta_tools")
+from openapi2mcp_runtime.discovery import meta_tools
 
 
 def written(details: dict[str, Any]) -> Any:

@@ -13,11 +13,13 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from .conftest import Make, Upstream, call, param, template_module, tool, tool_data
+from openapi2mcp_runtime import tool_runtime as runtime
+from openapi2mcp_runtime.results import json_prefix, trimming
+from openapi2mcp_runtime.upstream import serialize
 
-trimming = template_module("trimming")
-json_prefix = template_module("json_prefix")
-serialize = template_module("serialize")
+from .conftest import Make, Upstream, call, param, tool, tool_data
+
+trimming = trimming
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
 KEY = "openapi2mcp/trimmed"
@@ -460,7 +462,6 @@ async def test_long_plain_text_is_cut_with_the_note(make_runtime: Make, upstream
 
 @pytest.mark.parametrize("raw", ["0", "-5", "1.5", "lots"])
 def test_a_bad_max_result_chars_is_a_config_error(raw: str) -> None:
-    runtime = template_module("runtime")
     with pytest.raises(runtime.ConfigError) as raised:
         runtime.Settings.from_env({"T_BASE_URL": "https://h", "T_MAX_RESULT_CHARS": raw}, prefix="T")
     message = f"T_MAX_RESULT_CHARS must be a whole number of characters greater than 0, got {raw!r}"
@@ -468,7 +469,6 @@ def test_a_bad_max_result_chars_is_a_config_error(raw: str) -> None:
 
 
 def test_max_result_chars_defaults_to_100_000() -> None:
-    runtime = template_module("runtime")
     assert runtime.Settings.from_env({"T_BASE_URL": "https://h"}, prefix="T").max_result_chars == 100_000
     env = {"T_BASE_URL": "https://h", "T_MAX_RESULT_CHARS": "2500"}
     assert runtime.Settings.from_env(env, prefix="T").max_result_chars == 2500

@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import hooks_runner, http_serving, runtime, wiring
+from ._runtime import tool_runtime as runtime
+from ._runtime.hooks import runner as hooks_runner
+from ._runtime.serving import http_serving, wiring
 
 SERVER_NAME = "petstore"
 SERVER_VERSION = "1.0.0"
@@ -22,7 +24,7 @@ SERVER_TITLE = "Petstore"
 ENV_PREFIX = "PETSTORE"
 DEFAULT_BASE_URL = "https://petstore.example.com/v1"
 DEFAULT_MODE = "auto"
-TOOL_DATA = Path(__file__).with_name("tool_data.json")
+TOOL_DATA = Path(__file__).parent / "data" / "tool_data.json"  # data/: made by openapi2mcp
 
 
 async def serve_stdio(server: Any) -> None:
@@ -90,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
     server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
     if args.transport == "http":
-        http_serving.serve(server, tools, args, sys.argv[1:] if argv is None else argv)
+        http_serving.serve(server, tools, args, sys.argv[1:] if argv is None else argv, __name__)
     else:
         import anyio
 

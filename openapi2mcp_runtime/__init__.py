@@ -1,0 +1,16 @@
+"""The runtime of the MCP servers openapi2mcp generates: a generated package holds its tool data
+and entry point, and runs on this package, vendored into it as `_runtime/` (the default) or
+installed as the `openapi2mcp-runtime` distribution (`generate --runtime package`).
+
+- `tool_runtime`: ToolRuntime, which lists the tools and answers each call;
+- `settings`: the server's settings, from its environment;
+- `serving/`: the MCP server over stdio and streamable HTTP, endpoint auth, OAuth, HTTP limits;
+- `upstream/`: the API requests: serialization, credentials, the HTTP client, retries and limits;
+- `discovery/`: which tools a request sees and how they are listed, the meta-tools, search;
+- `results/`: answers made into tool results: validation, conformance, trimming;
+- `hooks/`: the API of a package's hooks.py, and running its hooks.
+
+It imports nothing of the generator (`openapi2mcp`); its modules import each other relatively.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,111 @@
+"""The low-level MCP server of a generated package, answered by its ToolRuntime."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .. import tool_runtime as runtime
+
+MODERN = (
+    "2026-07-28"  # from this protocol version on, change notifications ride subscriptions/listen
+)
+
+
+class ListedOnce:
+    """Middleware: the first tools/list of each protocol version and tool list (a request's view,
+    its enabled toolsets) goes through the SDK (which checks and shapes the result); every later
+    one gets that same result. 256 are kept.
+
+    Only a request's answer that lists tools is kept: a notification shaped like tools/list (no
+    id, or an id the SDK reads as none, such as 1.5) gets no answer, and the SDK hands its
+    middleware None for it; kept, that None would be every later session's tools/list."""
+
+    def __init__(self, key: Callable[[Any], Any]) -> None:
+        self.key = key
+        self.answers: OrderedDict[Any, Any] = OrderedDict()
+
+    async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method != "tools/list" or ctx.request_id is None:
+            return await call_next(ctx)
+        key = (ctx.protocol_version, self.key(ctx))
+        if (kept := self.answers.get(key)) is not None:
+            return kept
+        answer = await call_next(ctx)
+        if isinstance(answer, dict) and isinstance(answer.get("tools"), list):
+            self.answers[key] = answer
+            if len(self.answers) > 256:
+                self.answers.popitem(last=False)
+        return answer
+
+
+def event_loop_options() -> dict[str, Any]:
+    """anyio.run's asyncio options: uvloop's event loop where it is installed (a dependency on
+    CPython outside Windows; about 0.2 ms less a stdio call), the standard loop elsewhere. uvicorn
+    makes the same choice for HTTP (its `loop="auto"`)."""
+    return {"use_uvloop": importlib.util.find_spec("uvloop") is not None}
+
+
+def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str | None) -> Any:
+    """The low-level MCP server whose handlers the runtime answers; its HTTP client closes at
+    shutdown. With --dynamic-toolsets it advertises `tools.listChanged` and tells the client when
+    enable_toolsets changed its list."""
+    from mcp.server import NotificationOptions, Server
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        try:
+            yield {}
+        finally:
+            await tools.aclose()
+
+    changing = tools.discovery.dynamic_toolsets
+    handlers: dict[str, Any] = {}
+    if changing:
+        from mcp.server.subscriptions import (
+            InMemorySubscriptionBus,
+            ListenHandler,
+            ToolsListChanged,
+        )
+
+        bus = InMemorySubscriptionBus()
+        handlers["on_subscriptions_listen"] = ListenHandler(bus)
+
+        async def list_changed(ctx: Any) -> None:
+            if ctx.protocol_version >= MODERN:
+                await bus.publish(ToolsListChanged())
+            else:
+                await ctx.session.send_tool_list_changed()
+
+        tools.list_changed = list_changed
+
+    class ToolServer(Server):  # type: ignore[misc,unused-ignore]
+        def create_initialization_options(
+            self,
+            notification_options: NotificationOptions | None = None,
+            experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+            extensions: dict[str, dict[str, Any]] | None = None,
+        ) -> Any:
+            options = notification_options or NotificationOptions(tools_changed=changing)
+            return super().create_initialization_options(
+                options, experimental_capabilities, extensions
+            )
+
+    with tools.mcp_log.deprecation_ignored():  # on_set_logging_level: older clients use it
+        server = ToolServer(
+            name,
+            version=version,
+            title=title,
+            lifespan=lifespan,
+            get_tool_input_schema=tools.input_schema,
+            on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
+            on_call_tool=tools.on_call_tool,
+            on_set_logging_level=tools.mcp_log.set_level,  # audit.py
+            **handlers,
+        )
+    server.middleware.append(ListedOnce(tools.list_key))
+    return server
