@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -128,7 +128,7 @@ class SpecResult:
     found_by_name: int = 0  # ... searched for by their name instead, and found first
     bad_names: list[str] = field(default_factory=list)  # tool names not portable, or not unique
     unwritten_names: list[str] = field(default_factory=list)  # derived names not snake-case words
-    split_parameters: list[str] = field(default_factory=list)  # parameters renamed for a body's sake
+    split_parameters: list[str] = field(default_factory=list)  # parameters with a needless or a second name
     failure: str | None = None
 
     def count(self, key: str, value: str) -> int:
@@ -262,8 +262,10 @@ def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> pipeline.Gene
 
 def _check_names(tools: Sequence[Tool], result: SpecResult) -> None:
     """Tool names: portable (`^[A-Za-z0-9_-]{1,64}$`) and unique; those made for operations without
-    an operationId snake-case words (`list_kernels`); a parameter's argument is its own (sanitized)
-    name unless another parameter of the tool has it too, never because a body property has it."""
+    an operationId snake-case words (`list_kernels`); a parameter has one argument in every tool, its
+    own (sanitized) name unless another parameter of the tool has it too or, in some tool, a
+    parameter of an earlier location (path, query, header, cookie) has it; never because a body
+    property has it."""
     counts = Counter(tool.name for tool in tools)
     result.bad_names = [
         tool.name for tool in tools if counts[tool.name] > 1 or not PORTABLE.fullmatch(tool.name)
@@ -271,13 +273,28 @@ def _check_names(tools: Sequence[Tool], result: SpecResult) -> None:
     result.unwritten_names = [
         tool.name for tool in tools if tool.operation_id is None and not SNAKE_WORDS.fullmatch(tool.name)
     ]
+    order = ("path", "query", "header", "cookie")
+    first: dict[str, int] = {}  # argument name -> the earliest location a parameter of that name is in
+    arguments: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for tool in tools:
+        for parameter in tool.parameters:
+            own = argument_name(parameter.name)
+            first[own] = min(first.get(own, 4), order.index(parameter.location))
+            arguments[(parameter.location, parameter.name)].add(parameter.argument)
     for tool in tools:
         own = Counter(argument_name(parameter.name) for parameter in tool.parameters)
         result.split_parameters += [
             f"{tool.name}: {parameter.location} {parameter.name!r} is {parameter.argument!r}"
             for parameter in tool.parameters
-            if parameter.argument != argument_name(parameter.name) and own[argument_name(parameter.name)] == 1
+            if parameter.argument != argument_name(parameter.name)
+            and own[argument_name(parameter.name)] == 1
+            and first[argument_name(parameter.name)] == order.index(parameter.location)
         ]
+    result.split_parameters += [
+        f"{location} {name!r} is {' or '.join(sorted(names))} in different tools"
+        for (location, name), names in arguments.items()
+        if len(names) > 1
+    ]
 
 
 def dynamic_tools(tool_data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -58,7 +58,9 @@ def test_tool_names_are_portable_unique_and_one_per_parameter(
 ) -> None:
     """Issue 28: portable, unique tool names; an operation without an operationId named in words
     (`list_kernels`, not `get__api_kernels`); a parameter is the same argument in every tool, whatever
-    a body holds (Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun`, `dryRun_body`)."""
+    a body holds (Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun`, `dryRun_body`)
+    and whatever else the tool has (Kubernetes' query `path` is `path_query` in every tool, as it is
+    beside the path parameter `{path}`)."""
     result = corpus_results[name]
     assert (result.bad_names, result.unwritten_names, result.split_parameters) == ([], [], [])
 

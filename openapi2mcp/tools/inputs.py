@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +15,7 @@ from openapi2mcp.schemas.converter import SchemaConverter
 from openapi2mcp.tools.bodies import RawBody, admits_object, choose_body, is_binary_schema
 from openapi2mcp.tools.naming import argument_name, resolve_argument_clashes
 from openapi2mcp.tools.operations import OperationRef
-from openapi2mcp.tools.parameters import RawParameter, collect_parameters
+from openapi2mcp.tools.parameters import PARAMETER_LOCATIONS, RawParameter, collect_parameters
 from openapi2mcp.tools.path_keys import PathKey
 from openapi2mcp.tools.query_templates import query_templates
 from openapi2mcp.tools.sendable import NON_EMPTY, forbid_empty, non_null
@@ -51,14 +52,40 @@ def build_inputs(
     diagnostics: Diagnostics,
     key: PathKey | None = None,
     credentials: frozenset[tuple[str, str]] = frozenset(),
+    moved: frozenset[tuple[str, str]] = frozenset(),
 ) -> Inputs:
     """The arguments of the operation at `ref`, whose path key reads as `key` (default: a plain path);
-    a parameter in one of the `credentials` places (security.credential_slots) is none of them."""
-    path_pointer = pointer_join("#/paths", ref.path)
+    a parameter in one of the `credentials` places (security.credential_slots) is none of them; a
+    parameter in `moved` (shared_names.py) takes its suffixed name (naming.resolve_argument_clashes)."""
+    raw_parameters = operation_parameters(ref, resolver, diagnostics, key, credentials)
+    raw_body = choose_body(
+        ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver
+    )
+    slots = [_parameter_slot(parameter, converter) for parameter in raw_parameters]
+    body_properties = _flattenable(raw_body, converter)
+    slots += _body_slots(raw_body, body_properties, converter)
+    names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots], moved)
+    slots = _noting_moved_body_names(slots, names)
+    parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
+    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
+    body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
+    defs = converter.local_defs(raw_body.schema, raw_body.schema_pointer) if raw_body else None
+    return Inputs(parameters, body, _object_schema(slots, names, raw_body, defs), _body_note(raw_body))
+
+
+def operation_parameters(
+    ref: OperationRef,
+    resolver: Resolver,
+    diagnostics: Diagnostics,
+    key: PathKey | None = None,
+    credentials: frozenset[tuple[str, str]] = frozenset(),
+) -> list[RawParameter]:
+    """The parameters that become the operation's arguments: merged from the path item and the
+    operation, without its credentials, query templates applied, path parameters matched to the path."""
     raw_parameters = collect_parameters(
         ref.path_item.get("parameters"),
         ref.operation.get("parameters"),
-        path_pointer,
+        pointer_join("#/paths", ref.path),
         ref.pointer,
         resolver,
         diagnostics,
@@ -66,20 +93,7 @@ def build_inputs(
     raw_parameters = _without_credentials(raw_parameters, credentials, ref.pointer, diagnostics)
     key = key or PathKey(ref.path)
     raw_parameters = query_templates(ref, raw_parameters, key, diagnostics)
-    raw_parameters = _match_path_template(ref, raw_parameters, key, diagnostics)
-    raw_body = choose_body(
-        ref.operation.get("requestBody"), pointer_join(ref.pointer, "requestBody"), resolver
-    )
-    slots = [_parameter_slot(parameter, converter) for parameter in raw_parameters]
-    body_properties = _flattenable(raw_body, converter)
-    slots += _body_slots(raw_body, body_properties, converter)
-    names = resolve_argument_clashes([(slot.raw_name, slot.location) for slot in slots])
-    slots = _noting_moved_body_names(slots, names)
-    parameter_names, body_names = names[: len(raw_parameters)], names[len(raw_parameters) :]
-    parameters = tuple(p.bind(name) for p, name in zip(raw_parameters, parameter_names, strict=True))
-    body = _bind_body(raw_body, body_properties, body_names, resolver) if raw_body else None
-    defs = converter.local_defs(raw_body.schema, raw_body.schema_pointer) if raw_body else None
-    return Inputs(parameters, body, _object_schema(slots, names, raw_body, defs), _body_note(raw_body))
+    return _match_path_template(ref, raw_parameters, key, diagnostics)
 
 
 def _without_credentials(
@@ -202,16 +216,23 @@ def _body_slots(
 
 
 def _noting_moved_body_names(slots: list[_Slot], names: list[str]) -> list[_Slot]:
-    """The slots, where a parameter keeps a name that a body property (or the whole body) has too,
-    with the body side's description saying what the argument is and which one is the parameter."""
-    parameters = {name: slot for slot, name in zip(slots, names, strict=True) if slot.location != "body"}
+    """The slots, where a body property (or the whole body) gives way to a parameter of its name, with
+    the body side's description saying what the argument is and which one is the parameter: the one
+    that kept the name, else (its name moved API-wide: `path_query`) the first in location order."""
+    candidates: dict[str, list[tuple[bool, int, str, str]]] = defaultdict(list)
+    for slot, name in zip(slots, names, strict=True):
+        own = argument_name(slot.raw_name)
+        if slot.location != "body":
+            rank = (name != own, PARAMETER_LOCATIONS.index(slot.location), name, slot.location)
+            candidates[own].append(rank)
+    owners = {own: min(found)[2:] for own, found in candidates.items()}
     noted = []
     for slot, name in zip(slots, names, strict=True):
         own = argument_name(slot.raw_name)
-        owner = parameters.get(own)
-        if slot.location == "body" and owner is not None and name != own:
+        if slot.location == "body" and own in owners and name != own:
+            argument, location = owners[own]
             what = "The request body" if slot.whole_body else f"Sent as `{slot.raw_name}` in the request body"
-            note = f"{what}; the argument `{own}` is the {owner.location} parameter."
+            note = f"{what}; the argument `{argument}` is the {location} parameter."
             text = " ".join(part for part in (note, str(slot.schema.get("description") or "")) if part)
             slot = dataclasses.replace(slot, schema={**slot.schema, "description": text})
         noted.append(slot)

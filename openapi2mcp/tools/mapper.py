@@ -24,6 +24,7 @@ from openapi2mcp.tools.route_names import fastapi_route_name, route_name
 from openapi2mcp.tools.security import credential_slots, map_requirements, map_schemes
 from openapi2mcp.tools.selectors import Selection
 from openapi2mcp.tools.servers import default_base_url, own_base_url
+from openapi2mcp.tools.shared_names import moved_parameter_names
 from openapi2mcp.tools.toolsets import ToolsetRules, summarize
 from openapi2mcp.tools.validation import check_operation
 
@@ -63,6 +64,7 @@ def map_document(
         toolsets,
         api_icons(document, options.icons, diagnostics),
         validate,
+        moved_parameter_names(document, resolver),
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, NameChoice]] = []
@@ -112,6 +114,7 @@ class _Context:
     toolsets: ToolsetRules
     icons: tuple[Icon, ...]  # every tool's
     validate: bool  # check each operation against the OpenAPI schema (openapi-pydantic) first
+    moved: frozenset[tuple[str, str]]  # parameters named `{name}_{location}` in every tool (shared_names.py)
 
 
 def _map_operation(
@@ -132,7 +135,9 @@ def _map_operation(
     security_pointer = pointer_join(ref.pointer, "security")
     security = map_requirements(raw_security, context.schemes, security_pointer, diagnostics)
     credentials = credential_slots(security, context.schemes)
-    inputs = build_inputs(ref, context.resolver, context.converter, diagnostics, key, credentials)
+    inputs = build_inputs(
+        ref, context.resolver, context.converter, diagnostics, key, credentials, context.moved
+    )
     output = build_output(
         operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
     )

@@ -121,11 +121,25 @@ def argument_name(raw: str) -> str:
 _KEEPS_NAME_FIRST = ("path", "query", "header", "cookie", "body")
 
 
-def resolve_argument_clashes(entries: Sequence[tuple[str, str]]) -> list[str]:
+def giving_way(entries: Sequence[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The (argument name, location) of each parameter among `entries` (raw name, location; no body)
+    that gives way to a parameter of another location, earlier in `_KEEPS_NAME_FIRST`."""
+    named = [(argument_name(raw), _KEEPS_NAME_FIRST.index(location), location) for raw, location in entries]
+    best: dict[str, int] = {}
+    for name, rank, _ in named:
+        best[name] = min(best.get(name, rank), rank)
+    return {(name, location) for name, rank, location in named if rank > best[name]}
+
+
+def resolve_argument_clashes(
+    entries: Sequence[tuple[str, str]], moved: frozenset[tuple[str, str]] = frozenset()
+) -> list[str]:
     """Name each (raw name, location) entry. Of entries that share a name, the one in the first
-    location of `_KEEPS_NAME_FIRST` keeps it (so a parameter has one argument name in every tool of
-    an API, whatever the bodies hold) and the others get `_{location}`; when several share that
-    first location, all of them get it.
+    location of `_KEEPS_NAME_FIRST` keeps it and the others get `_{location}`; when several share
+    that first location, all of them get it. A parameter whose (argument name, location) is in
+    `moved` (`shared_names.py`: it gives way in some tool of the API) gets `_{location}` even where
+    nothing clashes, so a parameter has one argument name in every tool of an API, whatever the
+    bodies hold; a body property sharing its name still gives way.
 
     A second round disambiguates what is still equal (two parameters that sanitize alike, a suffixed
     name that another argument has) with a hash of the raw name and location, sparing the one
@@ -140,7 +154,7 @@ def resolve_argument_clashes(entries: Sequence[tuple[str, str]]) -> list[str]:
     kept = {
         index
         for index, (name, rank) in enumerate(zip(base, ranks, strict=True))
-        if rank == best[name] and at_best[name] == 1
+        if rank == best[name] and at_best[name] == 1 and (name, entries[index][1]) not in moved
     }
     names = [
         name if index in kept else _suffixed(name, f"_{location}")
@@ -150,8 +164,8 @@ def resolve_argument_clashes(entries: Sequence[tuple[str, str]]) -> list[str]:
     for index, name in enumerate(names):
         groups[name].append(index)
     for indexes in groups.values():
-        moved = [index for index in indexes if index not in kept] if len(indexes) > 1 else []
-        for index in moved:  # a group holds at most one kept name: it stays
+        moved_here = [index for index in indexes if index not in kept] if len(indexes) > 1 else []
+        for index in moved_here:  # a group holds at most one kept name: it stays
             raw, location = entries[index]
             names[index] = _suffixed(names[index], f"_{short_hash(raw + ' ' + location)}")
     return names

@@ -10,7 +10,7 @@ from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import Location, Parameter
 
-_LOCATIONS = ("path", "query", "header", "cookie")
+PARAMETER_LOCATIONS = ("path", "query", "header", "cookie")
 _DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
 _STYLES = {
     "path": {"simple", "label", "matrix"},
@@ -96,7 +96,7 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
     name, location = node.get("name"), node.get("in")
     if not isinstance(name, str) or not name:
         raise SpecError(pointer, "a parameter needs a `name`")
-    if location not in _LOCATIONS:
+    if location not in PARAMETER_LOCATIONS:
         raise SpecError(pointer, f"parameter {name!r}: unsupported location `in: {location!r}`")
     if location in ("header", "cookie") and not HTTP_TOKEN.fullmatch(name):
         raise SpecError(pointer, f"{location} parameter {name!r} is not a valid HTTP {location} name")

@@ -3,6 +3,7 @@ import re
 from openapi2mcp.tools.naming import (
     argument_name,
     env_token,
+    giving_way,
     humanize,
     resolve_argument_clashes,
     short_hash,
@@ -85,6 +86,39 @@ def test_names_that_sanitize_alike_in_one_location_stay_distinct():
     names = resolve_argument_clashes([("a b", "query"), ("a_b", "query")])
     assert len(set(names)) == 2
     assert all(name.startswith("a_b_query_") for name in names)
+
+
+def test_what_gives_way_is_each_parameter_behind_one_of_another_location_with_its_name():
+    entries = [("path", "path"), ("path", "query"), ("dryRun", "query"), ("dryRun", "header")]
+    assert giving_way([*entries, ("a b", "cookie")]) == {("path", "query"), ("dryRun", "header")}
+    assert giving_way([("page[size]", "query"), ("page_size_", "header")]) == {("page_size_", "header")}
+
+
+def test_what_gives_way_is_not_two_parameters_of_one_location_nor_a_lone_one():
+    assert giving_way([("a b", "query"), ("a_b", "query"), ("path", "query")]) == set()
+
+
+def test_a_moved_parameter_takes_its_suffixed_name_where_nothing_clashes():
+    moved = frozenset({("path", "query")})
+    assert resolve_argument_clashes([("path", "query"), ("name", "query")], moved) == ["path_query", "name"]
+    assert resolve_argument_clashes([("path", "path"), ("path", "query")], moved) == ["path", "path_query"]
+
+
+def test_a_body_property_gives_way_to_a_moved_parameter_of_its_name():
+    moved = frozenset({("path", "query")})
+    names = resolve_argument_clashes([("path", "query"), ("path", "body")], moved)
+    assert names == ["path_query", "path_body"]
+
+
+def test_a_moved_name_that_another_argument_has_is_hashed_and_the_other_stays():
+    moved = frozenset({("id", "query")})
+    names = resolve_argument_clashes([("id", "query"), ("id_query", "header")], moved)
+    assert names == ["id_query_" + short_hash("id query"), "id_query"]
+
+
+def test_moved_entries_of_other_names_or_locations_change_nothing():
+    moved = frozenset({("path", "header"), ("id", "query"), ("path", "body")})
+    assert resolve_argument_clashes([("path", "query"), ("path", "body")], moved) == ["path", "path_body"]
 
 
 def test_humanize_splits_camel_case_and_separators():
