@@ -609,11 +609,18 @@ async def stdio_session(
 
 
 @asynccontextmanager
-async def http_session(url: str, mode: str = "auto") -> AsyncIterator[Any]:
+async def http_session(
+    url: str, mode: str = "auto", headers: Mapping[str, str] | None = None
+) -> AsyncIterator[Any]:
+    """mcp.Client over streamable HTTP, sending `headers` (a bearer token, ...) with every request."""
+    import httpx2
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
-    async with Client(url, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
-        yield client
+    async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=CALL_TIMEOUT) as http:
+        transport = streamable_http_client(url, http_client=http)
+        async with Client(transport, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
+            yield client
 
 
 def _serving_or_dead(process: Background, port: int) -> bool:

@@ -2,33 +2,44 @@
 .cache/services (tests/services/install.py), started here on a free loopback port in their own
 process group, driven only through generated servers, their state checked over plain HTTP.
 
-Tools are found by operation (`_meta['openapi2mcp/operation']`: method and path), never by name.
+A generated server is reached over a transport of TRANSPORTS: over stdio (a new process for each
+client session), or over streamable HTTP (one process a module, on 127.0.0.1 with `--auth token`)
+by the `mcp` client in either protocol era. Tools are found by operation
+(`_meta['openapi2mcp/operation']`: method and path), never by name.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 import pytest
 from e2e_support import (
     CACHE,
+    CLIENT_MODES,
     Background,
     Generated,
+    HttpServer,
     ServerVenv,
     default_env_prefix,
     dump,
     free_port,
     generator_command,
+    http_session,
     minimal_env,
     read_text,
+    run_async,
+    stdio_session,
     tail,
     wait_until,
 )
@@ -38,6 +49,16 @@ SERVICES = CACHE / "services"
 INSTALL_HINT = "run `bash scripts/setup` (tests/services/install.py installs the test services)"
 HTTP_TIMEOUT = 15.0  # seconds for one plain HTTP request of a test to a service
 SERVICE_START_TIMEOUT = 60.0  # seconds for a service to answer its readiness probe
+RUN_TIMEOUT = 150.0  # seconds for one client session of a test (a kernel takes seconds to start)
+
+# How a test reaches the generated server: (the mcp.Client mode, the protocol version it must get).
+TRANSPORTS = {
+    "stdio": CLIENT_MODES["modern"],
+    "http": CLIENT_MODES["modern"],
+    "http-legacy": CLIENT_MODES["legacy"],
+}
+OVER_STDIO_AND_HTTP = pytest.mark.parametrize("transport", ["stdio", "http"])
+OVER_EVERY_TRANSPORT = pytest.mark.parametrize("transport", list(TRANSPORTS))
 
 
 def installed(name: str, *paths: str) -> Path:
@@ -241,3 +262,59 @@ def check_structured(tool: Mapping[str, Any], result: Any) -> None:
 def uncalled(tools: Tools, expected: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
     """The read-only operations no test has called (besides `expected`, for the caller to explain)."""
     return sorted(tools.read_only() - tools.called - set(expected))
+
+
+# ---- a service with its generated server ----------------------------------------------------------
+
+
+@dataclass
+class Driven:
+    """A running service and the server generated for it (`env`: the server's environment), reached
+    over a transport of TRANSPORTS; a `with` block stops its HTTP server, if one was started."""
+
+    service: Service
+    package: Generated
+    tools: Tools
+    env: Mapping[str, str]
+    _http: HttpServer | None = field(default=None, init=False, repr=False)
+    _token: str = field(default_factory=partial(secrets.token_urlsafe, 24), init=False, repr=False)
+
+    def http_server(self) -> HttpServer:
+        """The generated server on streamable HTTP, 127.0.0.1 and `--auth token` (its token the one
+        of `{PREFIX}_MCP_TOKENS`), started on first use."""
+        if self._http is None:
+            env = {**self.env, f"{self.package.env_prefix}_MCP_TOKENS": self._token}
+            log = self.service.workdir / f"{self.package.name}-http.log"
+            self._http = HttpServer(self.package, env, log, args=["--auth", "token"]).start()
+            unauthenticated = http("POST", self._http.url, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert unauthenticated.status == 401, unauthenticated
+        return self._http
+
+    def client(self, transport: str) -> AbstractAsyncContextManager[Any]:
+        """An mcp.Client over `transport` (an HTTP server is started here, not in the event loop)."""
+        mode = TRANSPORTS[transport][0]
+        if transport == "stdio":
+            return stdio_session(self.package.command, env=self.env, mode=mode)
+        token = {"Authorization": f"Bearer {self._token}"}
+        return http_session(self.http_server().url, mode, token)
+
+    def run(self, body: Callable[[Caller], Awaitable[Any]], transport: str = "stdio") -> Any:
+        """`body` with a Caller of one client session over `transport`, which must have negotiated
+        the protocol version the transport stands for."""
+        opened = self.client(transport)
+
+        async def session() -> Any:
+            async with opened as client:
+                assert client.protocol_version == TRANSPORTS[transport][1], transport
+                return await body(Caller(client, self.tools))
+
+        return run_async(session, timeout=RUN_TIMEOUT)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if self._http is not None:
+            self._http.stop()

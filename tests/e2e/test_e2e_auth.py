@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from e2e_support import (
     Generated,
     HttpServer,
     Packages,
+    http_session,
     minimal_env,
     read_text,
     run_async,
@@ -55,15 +56,9 @@ def upstream() -> Iterator[RecordingUpstream]:
         yield recording
 
 
-@asynccontextmanager
-async def session(url: str, mode: str, headers: dict[str, str] | None = None) -> AsyncIterator[Any]:
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with httpx2.AsyncClient(headers=headers or {}, timeout=CALL_TIMEOUT) as http:
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=CLIENT_MODES[mode][0], read_timeout_seconds=CALL_TIMEOUT) as client:
-            yield client
+def session(url: str, mode: str, headers: dict[str, str] | None = None) -> AbstractAsyncContextManager[Any]:
+    """mcp.Client over streamable HTTP in a protocol era of CLIENT_MODES, sending `headers`."""
+    return http_session(url, CLIENT_MODES[mode][0], headers)
 
 
 def post_initialize(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:

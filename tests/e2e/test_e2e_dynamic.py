@@ -22,6 +22,7 @@ from e2e_support import (
     Packages,
     Prism,
     Prisms,
+    http_session,
     run_async,
     stdio_session,
     text_of,
@@ -42,19 +43,6 @@ def petstore(packages: Packages) -> Generated:
 @pytest.fixture(scope="module")
 def prism(prisms: Prisms) -> Prism:
     return prisms.get("petstore.yaml")
-
-
-@asynccontextmanager
-async def http_client(url: str, mode: str, headers: dict[str, str] | None = None) -> AsyncIterator[Any]:
-    """mcp.Client over streamable HTTP sending `headers` with every request."""
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    async with httpx2.AsyncClient(headers=headers or {}, timeout=CALL_TIMEOUT) as http:
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
-            yield client
 
 
 async def search_describe_call(client: Any) -> tuple[list[str], Any, Any, Any]:
@@ -105,7 +93,7 @@ def test_dynamic_mode_over_http_searches_describes_and_calls(
     try:
 
         async def body() -> Any:
-            async with http_client(server.url, CLIENT_MODES[mode][0]) as client:
+            async with http_session(server.url, CLIENT_MODES[mode][0]) as client:
                 return await search_describe_call(client)
 
         check_search_describe_call(petstore, run_async(body))
@@ -146,7 +134,7 @@ def test_each_http_request_narrows_by_header_and_url_never_wider(
     client_mode = CLIENT_MODES[mode][0]
 
     async def listed(url: str, headers: dict[str, str] | None = None) -> list[str]:
-        async with http_client(url, client_mode, headers) as client:
+        async with http_session(url, client_mode, headers) as client:
             return [tool.name for tool in (await client.list_tools()).tools]
 
     async def body() -> dict[str, list[str]]:

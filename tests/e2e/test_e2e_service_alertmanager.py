@@ -3,7 +3,8 @@ service, driven only through the server generated from its own Swagger 2.0 spec 
 basePath `/api/v2/`: the base URL given is the origin). Every read-only tool is called with real
 arguments; alerts are posted through a tool; silences go through create → read → update (re-post
 with the id) → delete (expire), each step checked over plain HTTP; the service's real errors (400,
-404, 500) come back as isError with its own message."""
+404, 500) come back as isError with its own message. The silence round trip and the errors also run
+over streamable HTTP (`--auth token`)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from e2e_support import Generated, ServerVenv, generate_and_install, run_async, stdio_session
-from services_support import Caller, Service, Tools, http, installed, uncalled
+from e2e_support import ServerVenv, generate_and_install
+from services_support import OVER_STDIO_AND_HTTP, Caller, Driven, Service, Tools, http, installed, uncalled
 
 pytestmark = pytest.mark.e2e
 
@@ -33,24 +34,11 @@ MATCHERS = [{"name": "alertname", "value": "DiskFull", "isRegex": False}]
 
 
 @dataclass
-class Alertmanager:
-    service: Service
-    package: Generated
-    tools: Tools
-
+class Alertmanager(Driven):
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """The service's own API v2 over plain HTTP: (status, the JSON of a success, else the body)."""
         answer = http(method, self.service.origin + API + path, body)
         return answer.status, (answer.json() if answer.body and answer.status < 300 else answer.body)
-
-    def run(self, body: Any) -> Any:
-        async def session() -> Any:
-            async with stdio_session(
-                self.package.command, env=self.package.env(self.service.origin)
-            ) as client:
-                return await body(Caller(client, self.tools))
-
-        return run_async(session, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +65,8 @@ def alertmanager(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFacto
             server_venv,
             "alertmanager-mcp",
         )
-        yield Alertmanager(service, package, Tools(package))
+        with Alertmanager(service, package, Tools(package), package.env(service.origin)) as alertmanager:
+            yield alertmanager
     finally:
         service.stop()
 
@@ -129,7 +118,8 @@ def test_every_read_only_tool_answers_with_the_services_state(alertmanager: Aler
     assert uncalled(alertmanager.tools) == []
 
 
-def test_silence_round_trip(alertmanager: Alertmanager) -> None:
+@OVER_STDIO_AND_HTTP
+def test_silence_round_trip(alertmanager: Alertmanager, transport: str) -> None:
     """Create a silence, read it, update its comment and end (re-posted with its id), expire it."""
     first, ends = _silence("first"), _time(timedelta(hours=2))
 
@@ -157,10 +147,11 @@ def test_silence_round_trip(alertmanager: Alertmanager) -> None:
         await mcp.ok("DELETE", "/silence/{silenceID}", silenceID=silence_id)
         assert alertmanager.api("GET", f"/silence/{silence_id}")[1]["status"]["state"] == "expired"
 
-    alertmanager.run(body)
+    alertmanager.run(body, transport)
 
 
-def test_errors_carry_the_services_message(alertmanager: Alertmanager) -> None:
+@OVER_STDIO_AND_HTTP
+def test_errors_carry_the_services_message(alertmanager: Alertmanager, transport: str) -> None:
     """400 for a silence ending before it starts, for a start that is no date-time (go-swagger's
     check) and for a filter that is no regex, 404 for an unknown silence, 500 for expiring one:
     isError, with the body plain HTTP gets."""
@@ -196,5 +187,5 @@ def test_errors_carry_the_services_message(alertmanager: Alertmanager) -> None:
         text = await mcp.error("DELETE", "/silence/{silenceID}", 500, silenceID=unknown)
         assert '"silence not found"' in text
 
-    alertmanager.run(body)
+    alertmanager.run(body, transport)
     assert "backwards" not in [s["comment"] for s in alertmanager.api("GET", "/silences")[1]]

@@ -3,7 +3,9 @@ the server generated from its own Swagger 2.0 spec (the wheel's `services/api/ap
 basePath `/`: the base URL given is the origin), its token in `{PREFIX}_HEADERS`. Every read-only
 tool is called with real arguments; contents (nested paths, a directory, a notebook) and kernels
 with sessions go through a create → read → update → delete round trip, each step checked over plain
-HTTP; the service's real errors come back as isError with its own message."""
+HTTP; the service's real errors come back as isError with its own message. The contents round trip
+and the errors also run over streamable HTTP (`--auth token`) in both protocol eras, the kernels and
+sessions round trip in the current one."""
 
 from __future__ import annotations
 
@@ -16,8 +18,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import Generated, ServerVenv, generate_and_install, run_async, stdio_session
-from services_support import Caller, Service, Tools, deviations, http, installed, text_blocks, uncalled
+from e2e_support import ServerVenv, generate_and_install
+from services_support import (
+    OVER_EVERY_TRANSPORT,
+    OVER_STDIO_AND_HTTP,
+    Caller,
+    Driven,
+    Service,
+    Tools,
+    deviations,
+    http,
+    installed,
+    text_blocks,
+    uncalled,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -25,11 +39,8 @@ CONTENTS = "/api/contents/{path}"
 
 
 @dataclass
-class Jupyter:
-    service: Service
+class Jupyter(Driven):
     token: str
-    package: Generated
-    tools: Tools
 
     def api(self, method: str, path: str, body: Any = None) -> Any:
         """The service's own API, over plain HTTP: (status, the JSON of a success, else the body)."""
@@ -41,17 +52,6 @@ class Jupyter:
         answer = http(method, self.service.origin + path, body, {"Authorization": f"token {self.token}"})
         assert answer.status == status, (answer.status, answer.body)
         return answer.body.decode()
-
-    def env(self) -> dict[str, str]:
-        headers = json.dumps({"Authorization": f"token {self.token}"})
-        return self.package.env(self.service.origin, HEADERS=headers)
-
-    def run(self, body: Any) -> Any:
-        async def session() -> Any:
-            async with stdio_session(self.package.command, env=self.env()) as client:
-                return await body(Caller(client, self.tools))
-
-        return run_async(session, timeout=150)
 
 
 def _spec(root: Path) -> Path:
@@ -85,9 +85,11 @@ def jupyter(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -
         package = generate_and_install(
             _spec(root), tmp_path_factory.mktemp("gen-jupyter"), server_venv, "jupyter-mcp"
         )
-        yield (jupyter := Jupyter(service, token, package, Tools(package)))
-        for kernel in jupyter.api("GET", "/api/kernels")[1]:  # (kernels run in sessions of their own)
-            jupyter.api("DELETE", f"/api/kernels/{kernel['id']}")
+        env = package.env(service.origin, HEADERS=json.dumps({"Authorization": f"token {token}"}))
+        with Jupyter(service, package, Tools(package), env, token) as jupyter:
+            yield jupyter
+            for kernel in jupyter.api("GET", "/api/kernels")[1]:  # (kernels run in sessions of their own)
+                jupyter.api("DELETE", f"/api/kernels/{kernel['id']}")
     finally:
         service.stop()
 
@@ -159,62 +161,67 @@ async def _read_contents(jupyter: Jupyter, mcp: Caller) -> None:
     assert len(checkpoints) == 1
 
 
-def test_contents_round_trip_with_nested_paths_and_a_notebook(jupyter: Jupyter) -> None:
+@OVER_EVERY_TRANSPORT
+def test_contents_round_trip_with_nested_paths_and_a_notebook(jupyter: Jupyter, transport: str) -> None:
     """Create (PUT a folder, a nested one, a file; POST a notebook), read, save, rename, delete."""
+    top = f"rt-{transport}"  # (each transport's own folder: a worker's tests share the service)
 
     async def body(mcp: Caller) -> None:
-        for folder in ("rt", "rt/deep"):
+        for folder in (top, f"{top}/deep"):
             made = await mcp.ok("PUT", CONTENTS, path=folder, type="directory")
             assert (made["path"], made["type"]) == (folder, "directory")
-        await mcp.ok("PUT", CONTENTS, path="rt/deep/a.txt", type="file", format="text", content="v1")
-        assert jupyter.api("GET", "/api/contents/rt/deep/a.txt")[1]["content"] == "v1"
-        assert (await mcp.ok("GET", CONTENTS, path="rt/deep/a.txt"))["content"] == "v1"
-        await mcp.ok("PUT", CONTENTS, path="rt/deep/a.txt", type="file", format="text", content="v2")
-        assert jupyter.api("GET", "/api/contents/rt/deep/a.txt")[1]["content"] == "v2"
-        moved = await mcp.ok("PATCH", CONTENTS, path="rt/deep/a.txt", path_body="rt/b.txt")
-        assert moved["path"] == "rt/b.txt"
-        assert jupyter.api("GET", "/api/contents/rt/deep/a.txt")[0] == 404
-        assert jupyter.api("GET", "/api/contents/rt/b.txt")[1]["content"] == "v2"
-        notebook = await mcp.ok("POST", CONTENTS, path="rt/deep", type="notebook")
-        assert notebook["path"] == "rt/deep/Untitled.ipynb"
-        status, stored = jupyter.api("GET", "/api/contents/rt/deep/Untitled.ipynb")
+        text = {"type": "file", "format": "text"}
+        await mcp.ok("PUT", CONTENTS, path=f"{top}/deep/a.txt", content="v1", **text)
+        assert jupyter.api("GET", f"/api/contents/{top}/deep/a.txt")[1]["content"] == "v1"
+        assert (await mcp.ok("GET", CONTENTS, path=f"{top}/deep/a.txt"))["content"] == "v1"
+        await mcp.ok("PUT", CONTENTS, path=f"{top}/deep/a.txt", content="v2", **text)
+        assert jupyter.api("GET", f"/api/contents/{top}/deep/a.txt")[1]["content"] == "v2"
+        moved = await mcp.ok("PATCH", CONTENTS, path=f"{top}/deep/a.txt", path_body=f"{top}/b.txt")
+        assert moved["path"] == f"{top}/b.txt"
+        assert jupyter.api("GET", f"/api/contents/{top}/deep/a.txt")[0] == 404
+        assert jupyter.api("GET", f"/api/contents/{top}/b.txt")[1]["content"] == "v2"
+        notebook = await mcp.ok("POST", CONTENTS, path=f"{top}/deep", type="notebook")
+        assert notebook["path"] == f"{top}/deep/Untitled.ipynb"
+        status, stored = jupyter.api("GET", f"/api/contents/{top}/deep/Untitled.ipynb")
         assert (status, stored["type"], stored["content"]["nbformat"]) == (200, "notebook", 4)
-        result = await mcp.success("GET", CONTENTS, path="rt/deep/Untitled.ipynb")
+        result = await mcp.success("GET", CONTENTS, path=f"{top}/deep/Untitled.ipynb")
         assert deviations(result) == {"leftOut": ["/content"], "nulled": [], "unlisted": 0}
         assert json.loads(text_blocks(result)[0])["content"] == stored["content"]
-        for path in ("rt/deep/Untitled.ipynb", "rt/b.txt"):
+        for path in (f"{top}/deep/Untitled.ipynb", f"{top}/b.txt"):
             assert "204" in (await mcp.ok("DELETE", CONTENTS, path=path))
             assert jupyter.api("GET", f"/api/contents/{path}")[0] == 404
-        assert jupyter.api("GET", "/api/contents/rt/deep")[1]["content"] == []
+        assert jupyter.api("GET", f"/api/contents/{top}/deep")[1]["content"] == []
 
-    jupyter.run(body)
+    jupyter.run(body, transport)
 
 
-def test_contents_errors_carry_the_services_message(jupyter: Jupyter) -> None:
+@OVER_EVERY_TRANSPORT
+def test_contents_errors_carry_the_services_message(jupyter: Jupyter, transport: str) -> None:
     """404 for a missing file, 409 for a rename onto an existing file, 400 for a file saved as JSON: each
     an isError whose text has the body the service gives the same request over plain HTTP."""
-    for path in ("er", "er/x.txt", "er/y.txt"):
-        kind = {"type": "directory"} if path == "er" else {"type": "file", "format": "text", "content": path}
+    top = f"er-{transport}"
+    for path in (top, f"{top}/x.txt", f"{top}/y.txt"):
+        kind = {"type": "directory"} if path == top else {"type": "file", "format": "text", "content": path}
         assert jupyter.api("PUT", f"/api/contents/{path}", kind)[0] == 201
-    missing = jupyter.message("GET", "/api/contents/er/missing.txt", 404)
-    clash = jupyter.message("PATCH", "/api/contents/er/x.txt", 409, {"path": "er/y.txt"})
-    unknown = jupyter.message(
-        "PUT", "/api/contents/er/z", 400, {"type": "file", "format": "json", "content": "z"}
-    )
+    saved = {"type": "file", "format": "json", "content": "z"}
+    missing = jupyter.message("GET", f"/api/contents/{top}/missing.txt", 404)
+    clash = jupyter.message("PATCH", f"/api/contents/{top}/x.txt", 409, {"path": f"{top}/y.txt"})
+    unknown = jupyter.message("PUT", f"/api/contents/{top}/z", 400, saved)
     assert "does not exist" in missing and "already exists" in clash and "'text' or 'base64'" in unknown
 
     async def body(mcp: Caller) -> None:
-        assert missing in await mcp.error("GET", CONTENTS, 404, path="er/missing.txt")
-        assert clash in await mcp.error("PATCH", CONTENTS, 409, path="er/x.txt", path_body="er/y.txt")
-        saved = {"type": "file", "format": "json", "content": "z"}
-        assert unknown in await mcp.error("PUT", CONTENTS, 400, path="er/z", **saved)
+        assert missing in await mcp.error("GET", CONTENTS, 404, path=f"{top}/missing.txt")
+        renamed = {"path": f"{top}/x.txt", "path_body": f"{top}/y.txt"}
+        assert clash in await mcp.error("PATCH", CONTENTS, 409, **renamed)
+        assert unknown in await mcp.error("PUT", CONTENTS, 400, path=f"{top}/z", **saved)
 
-    jupyter.run(body)
-    assert jupyter.api("GET", "/api/contents/er/x.txt")[1]["content"] == "er/x.txt"
-    assert jupyter.api("GET", "/api/contents/er/z")[0] == 404
+    jupyter.run(body, transport)
+    assert jupyter.api("GET", f"/api/contents/{top}/x.txt")[1]["content"] == f"{top}/x.txt"
+    assert jupyter.api("GET", f"/api/contents/{top}/z")[0] == 404
 
 
-def test_kernels_and_sessions_round_trip(jupyter: Jupyter) -> None:
+@OVER_STDIO_AND_HTTP
+def test_kernels_and_sessions_round_trip(jupyter: Jupyter, transport: str) -> None:
     """Start a kernel (ipykernel), list it, restart and interrupt it, open a session on it, rename
     the session, delete the session and the kernel; a deleted kernel is a 404 with its message."""
 
@@ -248,7 +255,7 @@ def test_kernels_and_sessions_round_trip(jupyter: Jupyter) -> None:
         no_session = jupyter.message("GET", f"/api/sessions/{unknown}", 404)
         assert no_session in await mcp.error("GET", "/api/sessions/{session}", 404, session=unknown)
 
-    jupyter.run(body)
+    jupyter.run(body, transport)
 
 
 def test_the_version_tool_follows_the_services_redirect(jupyter: Jupyter) -> None:

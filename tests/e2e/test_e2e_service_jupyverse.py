@@ -3,7 +3,8 @@ fetched from the running service's `/openapi.json` (`anyOf` with null everywhere
 type, a path template `/api/contents{path}`), with an overlay adding the request bodies jupyverse
 reads but does not declare (tests/services/jupyverse-overlay.yaml). Driven only through the
 generated server: every read-only tool with real arguments, a contents round trip (folder, file,
-notebook), a session with its kernel, and the service's errors as isError with its own message."""
+notebook), a session with its kernel, and the service's errors as isError with its own message; the
+contents round trip and the errors over streamable HTTP (`--auth token`) too."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import Generated, ServerVenv, run_async, stdio_session
+from e2e_support import ServerVenv
 from services_support import (
+    OVER_STDIO_AND_HTTP,
     Caller,
+    Driven,
     Service,
     Tools,
     deviations,
@@ -35,25 +38,13 @@ DISABLED = ("auth", "login", "lab", "nbconvert", "terminals")  # (noauth serves 
 
 
 @dataclass
-class Jupyverse:
-    service: Service
+class Jupyverse(Driven):
     root: Path
-    package: Generated
-    tools: Tools
 
     def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         """The service's own API over plain HTTP: (status, the JSON of a success, else the body)."""
         answer = http(method, self.service.origin + path, body)
         return answer.status, (answer.json() if answer.body and answer.status < 300 else answer.body)
-
-    def run(self, body: Any) -> Any:
-        async def session() -> Any:
-            async with stdio_session(
-                self.package.command, env=self.package.env(self.service.origin)
-            ) as client:
-                return await body(Caller(client, self.tools))
-
-        return run_async(session, timeout=150)
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +68,10 @@ def jupyverse(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory)
         spec.write_bytes(http("GET", service.origin + "/openapi.json").body)
         out = tmp_path_factory.mktemp("gen-jupyverse")
         package = generate_with_options(spec, out, server_venv, "jupyverse-mcp", "--overlay", str(OVERLAY))
-        yield (jupyverse := Jupyverse(service, root, package, Tools(package)))
-        for kernel in jupyverse.api("GET", "/api/kernels")[1]:
-            jupyverse.api("DELETE", f"/api/kernels/{kernel['id']}")
+        with Jupyverse(service, package, Tools(package), package.env(service.origin), root) as jupyverse:
+            yield jupyverse
+            for kernel in jupyverse.api("GET", "/api/kernels")[1]:
+                jupyverse.api("DELETE", f"/api/kernels/{kernel['id']}")
     finally:
         service.stop()
 
@@ -139,37 +131,39 @@ def test_every_read_only_tool_answers_with_the_services_state(jupyverse: Jupyver
     assert uncalled(jupyverse.tools) == []
 
 
-def test_contents_round_trip(jupyverse: Jupyverse) -> None:
+@OVER_STDIO_AND_HTTP
+def test_contents_round_trip(jupyverse: Jupyverse, transport: str) -> None:
     """Create a folder (POST, then PATCH to name it), a file in it (PUT), read, save, rename,
     a notebook (POST), delete; each step checked over plain HTTP."""
+    top = f"rt-{transport}"  # (each transport's own folder: a worker's tests share the service)
 
     async def body(mcp: Caller) -> None:
         folder = await mcp.ok("POST", "/api/contents{path}", path="/", path_body="", type="directory")
         assert (folder["path"], folder["type"]) == ("Untitled Folder", "directory")
-        await mcp.ok("PATCH", CONTENTS, path="Untitled Folder", path_body="rt")
-        assert jupyverse.api("GET", "/api/contents/rt")[1]["type"] == "directory"
-        save = {"type": "file", "format": "text"}
-        await mcp.ok("PUT", CONTENTS, path="rt/a.txt", path_body="rt/a.txt", content="v1", **save)
-        assert (await mcp.ok("GET", CONTENTS, path="rt/a.txt"))["content"] == "v1"
-        await mcp.ok("PUT", CONTENTS, path="rt/a.txt", path_body="rt/a.txt", content="v2", **save)
-        assert jupyverse.api("GET", "/api/contents/rt/a.txt")[1]["content"] == "v2"
-        moved = await mcp.ok("PATCH", CONTENTS, path="rt/a.txt", path_body="rt/b.txt")
-        assert moved["path"] == "rt/b.txt"
-        assert jupyverse.api("GET", "/api/contents/rt/a.txt")[0] == 404
-        assert jupyverse.api("GET", "/api/contents/rt/b.txt")[1]["content"] == "v2"
+        await mcp.ok("PATCH", CONTENTS, path="Untitled Folder", path_body=top)
+        assert jupyverse.api("GET", f"/api/contents/{top}")[1]["type"] == "directory"
+        file, save = f"{top}/a.txt", {"type": "file", "format": "text"}
+        await mcp.ok("PUT", CONTENTS, path=file, path_body=file, content="v1", **save)
+        assert (await mcp.ok("GET", CONTENTS, path=file))["content"] == "v1"
+        await mcp.ok("PUT", CONTENTS, path=file, path_body=file, content="v2", **save)
+        assert jupyverse.api("GET", f"/api/contents/{file}")[1]["content"] == "v2"
+        moved = await mcp.ok("PATCH", CONTENTS, path=file, path_body=f"{top}/b.txt")
+        assert moved["path"] == f"{top}/b.txt"
+        assert jupyverse.api("GET", f"/api/contents/{file}")[0] == 404
+        assert jupyverse.api("GET", f"/api/contents/{top}/b.txt")[1]["content"] == "v2"
         notebook = await mcp.ok(
-            "POST", "/api/contents{path}", path="/rt", path_body="rt", type="notebook"
+            "POST", "/api/contents{path}", path=f"/{top}", path_body=top, type="notebook"
         )
-        assert notebook["path"] == "rt/Untitled.ipynb"
-        stored = jupyverse.api("GET", "/api/contents/rt/Untitled.ipynb")[1]
+        assert notebook["path"] == f"{top}/Untitled.ipynb"
+        stored = jupyverse.api("GET", f"/api/contents/{top}/Untitled.ipynb")[1]
         assert json.loads(stored["content"])["nbformat"] == 4
-        assert (await mcp.ok("GET", CONTENTS, path="rt/Untitled.ipynb")) == stored
-        for path in ("rt/b.txt", "rt"):
+        assert (await mcp.ok("GET", CONTENTS, path=f"{top}/Untitled.ipynb")) == stored
+        for path in (f"{top}/b.txt", top):
             assert "204" in await mcp.ok("DELETE", CONTENTS, path=path)
             assert jupyverse.api("GET", f"/api/contents/{path}")[0] == 404
 
-    jupyverse.run(body)
-    assert not (jupyverse.root / "rt").exists()
+    jupyverse.run(body, transport)
+    assert not (jupyverse.root / top).exists()
 
 
 def test_session_and_kernel_round_trip(jupyverse: Jupyverse) -> None:
@@ -193,7 +187,8 @@ def test_session_and_kernel_round_trip(jupyverse: Jupyverse) -> None:
     jupyverse.run(body)
 
 
-def test_errors_carry_the_services_message(jupyverse: Jupyverse) -> None:
+@OVER_STDIO_AND_HTTP
+def test_errors_carry_the_services_message(jupyverse: Jupyverse, transport: str) -> None:
     """404 for a missing file, for a save into a missing folder and for an unknown kernelspec file;
     500 for renaming a missing file (jupyverse does not catch it): isError with the service's body."""
     expected = {
@@ -223,4 +218,4 @@ def test_errors_carry_the_services_message(jupyverse: Jupyverse) -> None:
         text = await mcp.error("PATCH", CONTENTS, 500, path="er/missing.txt", path_body="er/b.txt")
         assert "Internal Server Error" in text
 
-    jupyverse.run(body)
+    jupyverse.run(body, transport)
