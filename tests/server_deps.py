@@ -4,8 +4,8 @@
   `--resolution lowest-direct`);
 - newest: the highest versions the specifiers allow (`--resolution highest`).
 
-Transitive dependencies are whatever the resolver picks. The specifiers are read at run time from
-the package template's pyproject (`templates/package/pyproject.toml.jinja`): no second list of pins
+Transitive dependencies are whatever the resolver picks. The specifiers are the runtime's own
+(`openapi2mcp_runtime.DEPENDENCIES`, which a generated pyproject lists): no second list of pins
 is kept here. A resolution is a lock text (one `name==version` line per package); the hash of the
 packages and the Python version names the cached venv of the e2e tests, so a new release inside a
 pin gives a new venv. The e2e tests run one end, chosen by OPENAPI2MCP_E2E_DEPS (default lowest).
@@ -24,18 +24,18 @@ import os
 import re
 import subprocess
 import sys
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+import openapi2mcp_runtime
+
 REPO = Path(__file__).resolve().parents[1]
-TEMPLATE = REPO / "templates" / "package" / "pyproject.toml.jinja"
 E2E_DIR = REPO / "tests" / "e2e"
 
 ENV_VAR = "OPENAPI2MCP_E2E_DEPS"
@@ -46,7 +46,6 @@ HTTP_TIMEOUT = 15  # seconds uv waits on a silent index (it retries 3 times by d
 RESOLVE_TIMEOUT = 150.0  # seconds for a whole `uv pip compile`: a hard stop behind uv's own limits
 SETUP_HINT = "run `bash scripts/setup`"
 
-_JINJA = re.compile(r"\{[{%#]")
 _PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)")
 
 
@@ -62,28 +61,28 @@ def selected_end(environ: Mapping[str, str] = os.environ) -> str:
     return end
 
 
-def template_requirements(text: str) -> tuple[str, ...]:
-    """`project.dependencies` of a pyproject template: its lines with Jinja markup are dropped and
-    the rest is read as TOML. ValueError when there is no such list or an entry is no requirement."""
-    plain = "\n".join(line for line in text.splitlines() if not _JINJA.search(line))
-    try:
-        project = tomllib.loads(plain).get("project", {})
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"the template's pyproject is not TOML without its Jinja lines: {error}") from None
-    dependencies = project.get("dependencies")
-    if not isinstance(dependencies, list) or not dependencies:
-        raise ValueError("the template's pyproject has no [project] dependencies list")
-    for entry in dependencies:
-        try:
-            Requirement(entry)
-        except (InvalidRequirement, TypeError) as error:
-            raise ValueError(f"dependency {entry!r} of the template's pyproject: {error}") from None
-    return tuple(dependencies)
+RUNTIME_VAR = "OPENAPI2MCP_E2E_RUNTIME"
+RUNTIMES = ("vendored", "package")
+
+
+def selected_runtime(environ: Mapping[str, str] = os.environ) -> str:
+    """The runtime the e2e tests' packages run on, named by OPENAPI2MCP_E2E_RUNTIME: `vendored` (the
+    default: `_runtime/` in each package) or `package` (`generate --runtime package`, on the
+    runtime wheel of this checkout: e2e/runtime_mode.py); ValueError for another name."""
+    runtime = environ.get(RUNTIME_VAR, "").strip() or RUNTIMES[0]
+    if runtime not in RUNTIMES:
+        raise ValueError(f"{RUNTIME_VAR}={runtime!r}: expected one of {', '.join(RUNTIMES)}")
+    return runtime
+
+
+def runtime_options() -> list[str]:
+    """The `openapi2mcp generate` options of the selected runtime."""
+    return ["--runtime", "package"] if selected_runtime() == "package" else []
 
 
 def package_requirements() -> tuple[str, ...]:
-    """The dependencies every generated package declares, from the template."""
-    return template_requirements(TEMPLATE.read_text("utf-8"))
+    """The dependencies every generated package declares (vendoring the runtime): the runtime's."""
+    return tuple(openapi2mcp_runtime.DEPENDENCIES)
 
 
 def parse_pins(text: str) -> tuple[tuple[str, str], ...]:

@@ -21,21 +21,6 @@ from packaging.requirements import Requirement
 from packaging.version import Version
 from server_deps import REPO, Resolution, ResolutionError
 
-TEMPLATE_TEXT = """{{ header_comment }}
-[build-system]
-requires = ["hatchling>=1.25"]
-
-[project]
-name = {{ options.dist_name | tomlstr }}
-dependencies = [
-    "mcp>=2.3,<3",
-    "httpx2 >= 2.16, < 3",
-]
-
-[project.scripts]
-{{ options.dist_name | tomlkey }} = "{{ options.package_name }}.server:main"
-"""
-
 PINS = (("anyio", "4.16.0"), ("httpx2", "2.16.0"), ("mcp", "2.3.0"))
 
 
@@ -72,30 +57,12 @@ def test_an_unknown_end_is_refused_with_the_choices() -> None:
 # ---- the specifiers ------------------------------------------------------------------------
 
 
-def test_the_template_dependencies_are_read_around_its_jinja_lines() -> None:
-    assert server_deps.template_requirements(TEMPLATE_TEXT) == ("mcp>=2.3,<3", "httpx2 >= 2.16, < 3")
-
-
-def test_the_real_template_gives_what_the_generator_writes() -> None:
-    """Dropping the Jinja lines reads the list the generator renders (the golden petstore package)."""
+def test_the_requirements_are_what_the_generator_writes() -> None:
+    """The runtime's dependencies are the list a vendoring package declares (the golden petstore)."""
     golden = tomllib.loads((REPO / "generated" / "petstore" / "pyproject.toml").read_text("utf-8"))
     requirements = server_deps.package_requirements()
     assert requirements == tuple(golden["project"]["dependencies"])
     assert "mcp" in {Requirement(entry).name for entry in requirements}
-
-
-@pytest.mark.parametrize(
-    ("text", "message"),
-    [
-        ('[project]\nname = "x"\n', "has no \\[project\\] dependencies list"),
-        ("[project]\ndependencies = []\n", "has no \\[project\\] dependencies list"),
-        ('[project]\ndependencies = ["mcp>>2"]\n', "dependency 'mcp>>2' of the template's pyproject"),
-        ('[project]\ndependencies = ["mcp",\n', "is not TOML without its Jinja lines"),
-    ],
-)
-def test_a_template_without_usable_dependencies_is_refused(text: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
-        server_deps.template_requirements(text)
 
 
 # ---- lock text and key ---------------------------------------------------------------------

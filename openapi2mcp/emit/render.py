@@ -103,7 +103,8 @@ def render_package(
     }
     package = options.package_name
     context["runtime_package"] = runtime_import(options)
-    context["runtime_requirement"] = runtime_requirement()
+    vendored = options.runtime == "vendored"
+    context["dependencies"] = openapi2mcp_runtime.DEPENDENCIES if vendored else (runtime_requirement(),)
     files = {
         "pyproject.toml": "pyproject.toml.jinja",
         "README.md": "README.md.jinja",
@@ -116,7 +117,7 @@ def render_package(
         f"{package}/hooks_api.py": "hooks_api.py.jinja",
     }
     rendered = {path: env.get_template(f"package/{name}").render(context) for path, name in files.items()}
-    if options.runtime == "vendored":
+    if vendored:
         rendered.update(vendored_runtime(package))
     data = tool_data(model, options, generator=header_text())
     template = env.get_template("package/tool_data.json.jinja")

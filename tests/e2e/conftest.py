@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 import server_deps
 from e2e_support import NodeTools, Packages, Prisms, ServerVenv
+from runtime_mode import install_runtime_wheel
 
 
 @pytest.fixture(scope="session")
@@ -18,8 +19,12 @@ def node_tools() -> NodeTools:
 @pytest.fixture(scope="session")
 def server_venv(pytestconfig: pytest.Config) -> ServerVenv:
     """The venv that runs generated servers: their dependencies at the end of their pins that
-    OPENAPI2MCP_E2E_DEPS names (lowest by default), built once, cached in .cache/e2e-venv."""
-    return ServerVenv.ensure(server_deps.run_resolution(pytestconfig))
+    OPENAPI2MCP_E2E_DEPS names (lowest by default), built once, cached in .cache/e2e-venv; with
+    OPENAPI2MCP_E2E_RUNTIME=package also the runtime wheel of this checkout."""
+    venv = ServerVenv.ensure(server_deps.run_resolution(pytestconfig))
+    if server_deps.selected_runtime() == "package":
+        install_runtime_wheel(venv)
+    return venv
 
 
 @pytest.fixture(scope="session")

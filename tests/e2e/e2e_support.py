@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from server_deps import Resolution, uv_command, uv_env
+from server_deps import Resolution, runtime_options, uv_command, uv_env
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -411,7 +411,7 @@ class Generated:
 def generate(spec: Path, out: Path, name: str, cwd: Path | None = None) -> str:
     """Run `openapi2mcp generate SPEC -o OUT --name NAME`; return its stderr (diagnostics)."""
     result = subprocess.run(
-        [*generator_command(), "generate", str(spec), "-o", str(out), "--name", name],
+        [*generator_command(), "generate", str(spec), "-o", str(out), "--name", name, *runtime_options()],
         capture_output=True,
         text=True,
         timeout=120,

@@ -44,6 +44,7 @@ from e2e_support import (
     wait_until,
 )
 from jsonschema import Draft202012Validator
+from server_deps import runtime_options
 
 SERVICES = CACHE / "services"
 INSTALL_HINT = "run `bash scripts/setup` (tests/services/install.py installs the test services)"
@@ -161,6 +162,7 @@ def generate_with_options(spec: Path, workdir: Path, venv: ServerVenv, name: str
     """`openapi2mcp generate SPEC -o WORKDIR/NAME --name NAME OPTIONS...`, installed into the venv."""
     out = workdir / name
     argv = [*generator_command(), "generate", str(spec), "-o", str(out), "--name", name, *options]
+    argv += runtime_options()
     result = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=workdir)
     assert result.returncode == 0, f"{argv} exited {result.returncode}:\n{result.stdout}\n{result.stderr}"
     venv.install(out, name)

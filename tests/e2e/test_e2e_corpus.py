@@ -48,6 +48,7 @@ from e2e_support import (
     run_async,
     stdio_session,
 )
+from server_deps import runtime_options
 from test_e2e_inspector import inspector
 from test_e2e_property import run_calls
 
@@ -97,6 +98,7 @@ class Build:
 def generate(spec: CorpusSpec, workdir: Path) -> Build:
     dist = PREFIX + spec.name
     argv = [*generator_command(), "generate", str(spec.root), "-o", str(workdir / dist), "--name", dist]
+    argv += runtime_options()
     try:
         done = subprocess.run(
             [*argv, "--ref-root", str(spec.ref_root)], capture_output=True, text=True, timeout=300

@@ -15,3 +15,14 @@ It imports nothing of the generator (`openapi2mcp`); its modules import each oth
 """
 
 __version__ = "0.1.0"
+
+# What it needs: a vendored package's pyproject lists these, the openapi2mcp-runtime wheel too.
+DEPENDENCIES = (
+    "mcp>=2.3,<3",
+    "httpx2>=2.16,<3",
+    "jsonschema>=4.20",
+    "snowballstemmer>=3.1,<4",
+    "ijson>=3.2.3,<4",
+    "pyjwt[crypto]>=2.10,<3",  # --auth oauth (also required by mcp)
+    "uvloop>=0.21,<1; sys_platform != 'win32' and platform_python_implementation == 'CPython'",
+)
