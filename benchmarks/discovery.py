@@ -52,7 +52,7 @@ def write_package(spec: Path, out: Path) -> dict[str, Any]:
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, "utf-8")
-    data: dict[str, Any] = json.loads((out / PACKAGE / "tool_data.json").read_bytes())
+    data: dict[str, Any] = json.loads((out / PACKAGE / "data" / "tool_data.json").read_bytes())
     return data
 
 

@@ -44,7 +44,7 @@ class Subject:
 def prepare(spec: Path, out: Path) -> Subject:
     """The subject of `spec`, whose package (`bench`) was generated into `out` (the generation
     benchmark leaves it there)."""
-    data = json.loads((out / PACKAGE_NAME / "tool_data.json").read_bytes())
+    data = json.loads((out / PACKAGE_NAME / "data" / "tool_data.json").read_bytes())
     for tool, body in _candidates(data):
         route = data["routes"][tool["name"]]
         operation = (route["method"], route["path"])

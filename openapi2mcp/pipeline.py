@@ -16,8 +16,8 @@ from openapi2mcp.emit.render import (
     pending_search_index,
     render_package,
     render_starters,
-    vendored_runtime,
 )
+from openapi2mcp.emit.runtime_forms import vendored_runtime
 from openapi2mcp.fit.budget import fit_tools
 from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.load.overlay import apply_overlays

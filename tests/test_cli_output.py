@@ -99,7 +99,7 @@ def test_verbose_lists_every_place(spec: Path) -> None:
 def test_quiet_prints_the_errors_only_and_the_exit_status_tells_the_rest(spec: Path) -> None:
     result = run("generate", "g.yaml", "-o", "out", "--name", "g", "-q", cwd=spec)
     assert (result.returncode, result.stdout, result.stderr.splitlines()) == (0, "", ERRORS)
-    assert (spec / "out" / "g" / "tool_data.json").is_file()
+    assert (spec / "out" / "g" / "data" / "tool_data.json").is_file()
 
 
 def test_quiet_with_strict_prints_the_warnings_that_fail_the_run(spec: Path) -> None:

@@ -24,15 +24,14 @@ def test_the_generator_passes_mypy_strict() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_generated_runtime_passes_mypy_strict() -> None:
-    runtime = sorted(str(path.relative_to(REPO)) for path in (REPO / "templates" / "package").glob("*.py"))
-    done = run(str(BIN / "mypy"), "--strict", "--no-incremental", *runtime)
+def test_the_runtime_passes_mypy_strict_on_its_own() -> None:
+    done = run(str(BIN / "mypy"), "--strict", "--no-incremental", "-p", "openapi2mcp_runtime")
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_the_runtime_modules_copied_verbatim_are_already_black_formatted() -> None:
     from openapi2mcp.emit.formatting import format_python
-    from openapi2mcp.emit.render import runtime_sources
+    from openapi2mcp.emit.runtime_forms import runtime_sources
 
     for path, text in runtime_sources().items():
         assert format_python(text) == text, f"openapi2mcp_runtime/{path}: run black -l 100 on it"

@@ -105,7 +105,7 @@ def test_a_generation_is_measured_as_a_child_process(tmp_path: Path) -> None:
     result = measure_generation(write_spec(tmp_path), 1, tmp_path / "work")
     assert result.operations == 4 and result.runs == 1
     assert 0 < result.seconds < 60 and 10 < result.peak_mib < 500
-    assert (tmp_path / "work" / "out" / "bench" / "tool_data.json").is_file()
+    assert (tmp_path / "work" / "out" / "bench" / "data" / "tool_data.json").is_file()
 
 
 def test_the_peak_memory_is_the_childs_own_not_the_benchmarks(tmp_path: Path) -> None:

@@ -373,7 +373,7 @@ def test_a_server_url_cannot_inject_lines_into_env_example() -> None:
 def test_a_hostile_title_stays_inside_its_readme_line() -> None:
     readme = rendered(spec(title="Evil\n\n## Injected | heading\n| x | y |"))["README.md"]
     assert "\n## Injected" not in readme
-    assert readme.count("\n## ") == 6  # with "Use it from a client"
+    assert readme.count("\n## ") == 7  # with "What is in it" and "Use it from a client"
 
 
 def test_the_env_prefix_names_every_variable_in_server_py_readme_and_env_example() -> None:

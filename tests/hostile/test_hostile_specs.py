@@ -116,7 +116,7 @@ def test_reference_cycles_across_files_end_with_diagnostics(tmp_path: Path) -> N
     outcome = generate(write_json(tmp_path / "spec.json", spec(paths)), tmp_path)
     assert outcome.returncode == 0
     assert "loops back to itself" in outcome.stderr or "refers to itself" in outcome.stderr, outcome.stderr
-    assert "tree" in (outcome.out / "hostile" / "tool_data.json").read_text()
+    assert "tree" in (outcome.out / "hostile" / "data" / "tool_data.json").read_text()
 
 
 @pytest.fixture

@@ -158,7 +158,7 @@ def test_code_like_text_everywhere_is_only_ever_data(tmp_path: Path, form: str, 
     assert not CONTROLS.search(outcome.stderr.replace("\n", "")), (
         "a diagnostic printed a raw control character"
     )
-    python_files = sorted((outcome.out / package).glob("*.py"))
+    python_files = sorted((outcome.out / package).rglob("*.py"))
     assert len(python_files) > 10
     for path in python_files:
         source = path.read_text(encoding="utf-8")

@@ -91,7 +91,8 @@ async def test_only_a_requests_answer_listing_tools_is_kept() -> None:
     assert answers == [{"tools": []}]
 
 
-RUNTIME_FILES = sorted((Path(__file__).resolve().parents[2] / "templates" / "package").glob("*.py"))
+RUNTIME = Path(__file__).resolve().parents[2] / "openapi2mcp_runtime"
+RUNTIME_FILES = sorted(RUNTIME.rglob("*.py"))
 BELOW_THE_LIBRARIES = ("mcp.shared", "mcp_types", "h11", "httpcore", "httpx")  # httpx2 is the client
 
 
@@ -105,7 +106,20 @@ def imported_modules(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("path", RUNTIME_FILES, ids=lambda path: path.name)
+def runtime_id(path: Path) -> str:
+    return path.relative_to(RUNTIME).as_posix()
+
+
+@pytest.mark.parametrize("path", RUNTIME_FILES, ids=runtime_id)
+def test_the_runtime_imports_nothing_of_the_generator_and_itself_only_relatively(path: Path) -> None:
+    """So that a vendored copy (`<package>._runtime`) and the installed distribution both work."""
+    absolute = sorted(
+        m for m in imported_modules(path) if m.split(".")[0] in ("openapi2mcp", "openapi2mcp_runtime")
+    )
+    assert absolute == [], f"{runtime_id(path)} imports {absolute}"
+
+
+@pytest.mark.parametrize("path", RUNTIME_FILES, ids=runtime_id)
 def test_the_runtime_imports_only_the_sdks_public_api_and_httpx2(path: Path) -> None:
     below = [
         module

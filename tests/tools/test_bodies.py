@@ -4,10 +4,6 @@ in tool_data, and the request the generated runtime builds from a schema-valid a
 from __future__ import annotations
 
 import base64
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -18,28 +14,13 @@ from openapi2mcp.emit.tool_data import tool_data
 from openapi2mcp.load.swagger2.convert import convert_swagger2
 from openapi2mcp.model import GeneratorOptions, Tool
 from openapi2mcp.tools.mapper import map_document
+from openapi2mcp_runtime.upstream import serialize
 
 OK = {"200": {"description": "ok"}}
 OPTIONS = GeneratorOptions(dist_name="t", env_prefix="T")
 XML = "application/xml; charset=utf-8"
 XML_NOTE = f"The request body as an XML document ({XML}), sent as is."
 PERSON = {"type": "object", "properties": {"login": {"type": "string"}}, "required": ["login"]}
-
-
-def _serialize_module() -> ModuleType:
-    """The generated servers' `serialize.py` (standard library only), loaded from the templates."""
-    name = "openapi2mcp_template_serialize"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parents[2] / "templates" / "package" / "serialize.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-serialize = _serialize_module()
 
 
 def body_tool(request_body: dict[str, Any], **components: Any) -> tuple[Tool, dict[str, Any]]:

@@ -80,7 +80,7 @@ def test_both_tools_name_the_path_parameter_path_and_the_query_parameter_path_qu
     source = tmp_path / "proxy.json"
     source.write_text(json.dumps(PROXY), "utf-8")
     generation = generate(str(source), GeneratorOptions(dist_name="proxy", env_prefix="PROXY"))
-    tool_data = json.loads(generation.files["proxy/tool_data.json"])
+    tool_data = json.loads(generation.files["proxy/data/tool_data.json"])
     assert {tool["name"]: list(tool["inputSchema"]["properties"]) for tool in tool_data["tools"]} == {
         "proxy": ["name", "path_query"],
         "proxy_with_path": ["name", "path", "path_query"],
