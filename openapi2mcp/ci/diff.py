@@ -18,7 +18,7 @@ import typer
 
 from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, compare
 from openapi2mcp.ci.pairing import argument_places
-from openapi2mcp.cli_errors import fail
+from openapi2mcp.cli.errors import fail
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.listing import enforced_input
 from openapi2mcp.emit.output import OutputError, read_manifest

@@ -1,7 +1,7 @@
 """The command line: `openapi2mcp generate [SPEC] [-o OUT] [--name NAME] [options]`.
 
 Each option can also come from the config file (see `config.py`); a flag given on the command line
-wins. The options and their resolution are in `cli_options.py`."""
+wins. The options and their resolution are in `options.py`."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import typer
 
 from openapi2mcp.ci.check import check_package
 from openapi2mcp.ci.diff import diff_command
-from openapi2mcp.cli_diagnostics import display_options, print_diagnostics
-from openapi2mcp.cli_errors import fail
-from openapi2mcp.cli_inspect import inspect_command
-from openapi2mcp.cli_options import (
+from openapi2mcp.cli.diagnostics import display_options, print_diagnostics
+from openapi2mcp.cli.errors import fail
+from openapi2mcp.cli.inspect import inspect_command
+from openapi2mcp.cli.options import (
     AllowRemoteRefsOption,
     BundleOption,
     ConfigOption,
@@ -43,7 +43,7 @@ from openapi2mcp.cli_options import (
     command_line,
     resolve,
 )
-from openapi2mcp.cli_progress import on_terminal, progress
+from openapi2mcp.cli.progress import on_terminal, progress
 from openapi2mcp.config import ConfigError, load_config, merge
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.emit.client_setup import client_setup, summary_lines
@@ -216,6 +216,3 @@ def main() -> None:
         if collecting:  # as it was for a caller in the same process (tests)
             gc.enable()
 
-
-if __name__ == "__main__":
-    main()
