@@ -9,7 +9,7 @@ base < profile < command line (`merge`): scalars, lists and the ordered `toolset
 tables `server-vars` and `overrides` merge by key. Relative paths are relative to the file's
 directory. Every value keeps where it was given (`openapi2mcp.toml: profiles.staging.name`,
 `--name`), so a bad one can be named; unknown keys and wrongly typed values are errors, never
-ignored. `cli_options.resolve` checks the merged values.
+ignored. `cli/resolve.py` checks the merged values.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ class Generation:
 
 
 class Stages(Protocol):
-    """Told where a generation is, for a progress display (`cli_progress.py`)."""
+    """Told where a generation is, for a progress display (`cli/progress.py`)."""
 
     def stage(self, name: str, total: int | None = None) -> None:
         """A stage starts; `total`: its steps, when counted."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from openapi2mcp.cli import app
+from openapi2mcp.cli.app import app
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import GeneratorOptions
@@ -385,12 +385,13 @@ def test_an_output_path_that_is_a_file_exits_2(tmp_path: Path) -> None:
 def test_a_bug_in_the_generator_is_one_clear_line_with_exit_3_and_no_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import openapi2mcp.cli as cli
+    import openapi2mcp.cli.app as cli
+    import openapi2mcp.cli.generate as command
 
     def broken(*_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "generate", broken)
+    monkeypatch.setattr(command, "generate", broken)
     monkeypatch.setattr(
         "sys.argv", ["openapi2mcp", "generate", "x.yaml", "-o", str(tmp_path / "o"), "--name", "x"]
     )
@@ -580,7 +581,7 @@ def petstore_config(root: Path, config: str, name: str = "openapi2mcp.toml") -> 
 @pytest.fixture
 def recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GeneratorOptions, RefOptions]]:
     """The arguments `generate` is called with; the run then stops with exit 2 ("recorded")."""
-    import openapi2mcp.cli as cli
+    import openapi2mcp.cli.generate as command
 
     calls: list[tuple[str, GeneratorOptions, RefOptions]] = []
 
@@ -588,7 +589,7 @@ def recorded(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, GeneratorOption
         calls.append((spec, options, refs))
         raise LoadError("recorded")
 
-    monkeypatch.setattr(cli, "generate", record)
+    monkeypatch.setattr(command, "generate", record)
     return calls
 
 

@@ -1,6 +1,6 @@
 """What `generate` prints: diagnostics grouped by kind with their places in the spec (`--verbose`,
 `--quiet`), GitHub Actions annotations (`--diagnostics-format github`), and a progress line on a
-terminal only (`openapi2mcp/cli_diagnostics.py`, `cli_progress.py`)."""
+terminal only (`openapi2mcp/cli/diagnostics.py`, `cli/progress.py`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from test_cli import CLI, EXIT_INPUT, run, run_process
 
-from openapi2mcp.cli_diagnostics import escape_data, escape_property, grouped, kind_of
+from openapi2mcp.cli.diagnostics import escape_data, escape_property, grouped, kind_of
 from openapi2mcp.diagnostics import Diagnostic, Level
 
 # Two errors of one kind, one warning, five places of one info and another info.

@@ -1,4 +1,4 @@
-"""The config file (openapi2mcp/config.py) and its resolution into GeneratorOptions (`cli_options.resolve`):
+"""The config file (openapi2mcp/config.py) and its resolution into GeneratorOptions (`cli/resolve.py`):
 finding the file, keys and types, profiles, merging, relative paths, overrides, and each error."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from openapi2mcp.cli_options import Resolved, resolve
+from openapi2mcp.cli.resolve import Resolved, resolve
 from openapi2mcp.config import ConfigError, Setting, find_config, load_config, merge, read_config
 from openapi2mcp.load.bundle import RefOptions
 from openapi2mcp.model import GeneratorOptions, SizeLimits, ToolOverride

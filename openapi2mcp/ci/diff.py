@@ -3,8 +3,8 @@
 Each side is an OpenAPI spec (a path or URL, generated in memory with the default options and
 `--name-style`) or a generated package: its directory (the `<package>/tool_data.json` that the
 `.openapi2mcp-manifest.json` lists, else the one `*/tool_data.json`) or that `tool_data.json` itself.
-The comparison is `openapi2mcp.ci.changelog`; this module reads the sides and prints the result.
-Exit status: 1 when a change breaks clients, 0 otherwise, 2 when a side cannot be read.
+The comparison is `openapi2mcp.ci.changelog`; this module reads the sides and renders the result,
+as text or Markdown. The command itself, its options and exit status, is `openapi2mcp/cli/diff.py`.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, cast, get_args
+from typing import Any
 
 import typer
 
-from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet, compare
+from openapi2mcp.ci.changelog import Change, Changelog, ToolChange, ToolSet
 from openapi2mcp.ci.pairing import argument_places
-from openapi2mcp.cli_errors import fail
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.listing import enforced_input
 from openapi2mcp.emit.output import OutputError, read_manifest
@@ -26,38 +25,6 @@ from openapi2mcp.emit.render import TOOL_DATA_FILE, TOOL_DATA_PLACES, tool_data_
 from openapi2mcp.load.source import LoadError, is_url
 from openapi2mcp.model import GeneratorOptions, NameStyle
 from openapi2mcp.pipeline import generate
-
-EXIT_COMPATIBLE, EXIT_BREAKING = 0, 1
-FORMATS = ("text", "markdown")
-_SIDE_HELP = "OpenAPI spec (file or URL), generated package directory or its tool_data.json"
-
-
-def diff_command(
-    old: Annotated[str, typer.Argument(help=f"The earlier version: {_SIDE_HELP}")],
-    new: Annotated[str, typer.Argument(help=f"The later version: {_SIDE_HELP}")],
-    output_format: Annotated[
-        str, typer.Option("--format", help="'text', or 'markdown' for a pull-request comment")
-    ] = "text",
-    name_style: Annotated[
-        str, typer.Option(help="Tool names of a spec side: 'portable' or 'mcp' (as `generate`)")
-    ] = "portable",
-) -> None:
-    """Show which tools were added, removed, renamed or changed from OLD to NEW.
-
-    Exit status 1 when a change breaks clients, 0 otherwise, 2 when OLD or NEW cannot be read."""
-    if output_format not in FORMATS:
-        fail(f"--format {output_format!r}: choose 'text' or 'markdown'")
-    if name_style not in get_args(NameStyle):
-        fail(f"--name-style {name_style!r}: choose 'portable' or 'mcp'")
-    style = cast(NameStyle, name_style)
-    try:
-        changelog = compare(load_side(old, style), load_side(new, style))
-    except LoadError as error:
-        fail(str(error))
-    except RecursionError:  # only a pathological tool_data.json nests this deep
-        fail("the tool schemas are nested too deeply to compare")
-    typer.echo(render_markdown(changelog) if output_format == "markdown" else render_text(changelog))
-    raise typer.Exit(EXIT_BREAKING if changelog.breaking_count else EXIT_COMPATIBLE)
 
 
 def load_side(source: str, name_style: NameStyle) -> ToolSet:

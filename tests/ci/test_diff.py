@@ -1,5 +1,6 @@
-"""`openapi2mcp diff OLD NEW` (`openapi2mcp.ci.diff`), run in-process through its own Typer app:
-specs and generated packages as either side, both output formats, exit statuses."""
+"""`openapi2mcp diff OLD NEW` (`openapi2mcp.cli.diff` over `openapi2mcp.ci.diff`), run in-process
+through its own Typer app: specs and generated packages as either side, both output formats, exit
+statuses."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from openapi2mcp.ci.diff import diff_command
+from openapi2mcp.cli.diff import diff_command
 from openapi2mcp.emit.output import MANIFEST, write_package
 from openapi2mcp.model import GeneratorOptions, NameStyle
 from openapi2mcp.pipeline import generate

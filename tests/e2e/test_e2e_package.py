@@ -23,7 +23,7 @@ from e2e_support import (
     text_of,
 )
 
-from openapi2mcp.cli_options import import_clash
+from openapi2mcp.cli.resolve import import_clash
 
 pytestmark = pytest.mark.e2e
 
@@ -79,7 +79,7 @@ print(json.dumps(found))
 def test_every_module_the_servers_dependencies_install_is_a_reserved_name(
     petstore: Generated, tmp_path: Path
 ) -> None:
-    """`--name` refuses a package named like a module the server's dependencies install (cli_options.
+    """`--name` refuses a package named like a module the server's dependencies install (cli/resolve.py's
     SERVER_IMPORTS): checked against the packages of this run's end of the pins."""
     pins = [name for name, _ in petstore.venv.resolution.pins]
     done = run_tool([petstore.venv.python, "-c", _TOP_LEVEL, *pins], minimal_env(), tmp_path, timeout=60)

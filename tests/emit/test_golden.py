@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from openapi2mcp.cli import app
+from openapi2mcp.cli.app import app
 from openapi2mcp.emit.output import MANIFEST
 from openapi2mcp.emit.render import STARTERS
 

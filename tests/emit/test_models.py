@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from openapi2mcp.cli import app
+from openapi2mcp.cli.app import app
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.emit import models
 from openapi2mcp.model import ApiModel, GeneratorOptions

@@ -18,7 +18,7 @@ import yaml
 from typer.testing import CliRunner
 
 import openapi2mcp.load.bundle_sources
-from openapi2mcp.cli import app
+from openapi2mcp.cli.app import app
 from openapi2mcp.diagnostics import Diagnostics
 from openapi2mcp.load.bundle import DEFAULT_REF_OPTIONS, RefOptions, bundle
 from openapi2mcp.load.source import load_source

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from openapi2mcp.cli import app
+from openapi2mcp.cli.app import app
 
 REPO = Path(__file__).resolve().parents[2]
 PETSTORE = REPO / "specs" / "petstore.yaml"

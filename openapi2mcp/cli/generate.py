@@ -1,23 +1,19 @@
-"""The command line: `openapi2mcp generate [SPEC] [-o OUT] [--name NAME] [options]`.
+"""`openapi2mcp generate [SPEC] [-o OUT] [--name NAME] [options]`: a package from a spec.
 
 Each option can also come from the config file (see `config.py`); a flag given on the command line
-wins. The options and their resolution are in `cli_options.py`."""
+wins. The options are declared in `options.py` and resolved in `resolve.py`."""
 
 from __future__ import annotations
 
-import gc
-import os
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 
 from openapi2mcp.ci.check import check_package
-from openapi2mcp.ci.diff import diff_command
-from openapi2mcp.cli_diagnostics import display_options, print_diagnostics
-from openapi2mcp.cli_errors import fail
-from openapi2mcp.cli_inspect import inspect_command
-from openapi2mcp.cli_options import (
+from openapi2mcp.cli.diagnostics import display_options, print_diagnostics
+from openapi2mcp.cli.errors import fail
+from openapi2mcp.cli.options import (
     AllowRemoteRefsOption,
     BundleOption,
     ConfigOption,
@@ -40,10 +36,9 @@ from openapi2mcp.cli_options import (
     StrictOption,
     ToolsListLimitOption,
     VerboseOption,
-    command_line,
-    resolve,
 )
-from openapi2mcp.cli_progress import on_terminal, progress
+from openapi2mcp.cli.progress import on_terminal, progress
+from openapi2mcp.cli.resolve import Resolved, command_line, resolve
 from openapi2mcp.config import ConfigError, load_config, merge
 from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.emit.client_setup import client_setup, summary_lines
@@ -52,33 +47,15 @@ from openapi2mcp.emit.output import OutputError, write_package
 from openapi2mcp.emit.render import variables
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import ApiModel, GeneratorOptions, SizeLimits
-from openapi2mcp.pipeline import generate
+from openapi2mcp.pipeline import Generation, generate
 from openapi2mcp.report.document import summary
 from openapi2mcp.report.inventory import from_model
 from openapi2mcp.report.measure import measure
 from openapi2mcp.tools.servers import ServerVariableError
 
-app = typer.Typer(
-    add_completion=False,
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    help="Generate MCP tool servers from OpenAPI.",
-)
-
-EXIT_OK, EXIT_DRIFT, EXIT_INTERNAL = 0, 1, 3
-DEBUG_VARIABLE = "OPENAPI2MCP_DEBUG"
+EXIT_OK, EXIT_DRIFT = 0, 1
 
 
-@app.callback()
-def _root() -> None:
-    """Generate MCP tool servers from OpenAPI descriptions."""
-
-
-app.command("diff")(diff_command)
-app.command("inspect")(inspect_command)
-
-
-@app.command("generate")
 def generate_command(
     ctx: typer.Context,
     spec: Annotated[
@@ -118,15 +95,7 @@ def generate_command(
     """Generate an MCP server package from SPEC into OUT; options not given come from the config file."""
     display = display_options(diagnostics_format, quiet, verbose)
     terminal = on_terminal(quiet=quiet)
-    try:
-        config_file, from_file = load_config(config, profile)
-        run = resolve(merge(from_file, command_line(ctx)), config_file)
-    except ConfigError as error:
-        fail(str(error))
-    if config_file is not None and not quiet:
-        typer.echo(
-            f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
-        )
+    run = _resolve(ctx, config, profile, quiet)
     try:
         with progress(terminal) as stages:
             generation = generate(run.spec, run.options, run.refs, stages)
@@ -137,22 +106,43 @@ def generate_command(
         _fail_if_not_clean(generation.diagnostics)
     if check:
         _check(run.out, generation.files)
-    try:
-        with progress(terminal) as stages:
-            stages.stage("write")
-            write_package(run.out, generation.files, generation.starters)
-    except (OutputError, OSError) as error:
-        fail(str(error))
+    _write(run.out, generation, terminal)
     if not quiet:
-        skipped = generation.diagnostics.count(Level.ERROR)
-        typer.echo(
-            f"{run.out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True
-        )
-        sizes = summary(measure(from_model(generation.model)))
-        typer.echo(f"{run.out}: {sizes} (details: openapi2mcp inspect {run.out})", err=True)
+        _print_written(run.out, generation)
         _print_setup(run.out, generation.model, run.options)
     if run.options.bundle:
         _pack(run.out, run.options.dist_name, quiet)
+
+
+def _resolve(ctx: typer.Context, config: Path | None, profile: str | None, quiet: bool) -> Resolved:
+    """The run's settings: the command line's over the config file's, checked (exit 2 if not)."""
+    try:
+        config_file, from_file = load_config(config, profile)
+        run = resolve(merge(from_file, command_line(ctx)), config_file)
+    except ConfigError as error:
+        fail(str(error))
+    if config_file is not None and not quiet:
+        typer.echo(
+            f"info: {config_file}: options read" + (f" (profile {profile})" if profile else ""), err=True
+        )
+    return run
+
+
+def _write(out: Path, generation: Generation, terminal: bool) -> None:
+    try:
+        with progress(terminal) as stages:
+            stages.stage("write")
+            write_package(out, generation.files, generation.starters)
+    except (OutputError, OSError) as error:
+        fail(str(error))
+
+
+def _print_written(out: Path, generation: Generation) -> None:
+    """How many tools were written (and errors reported), and what their tools/list costs."""
+    skipped = generation.diagnostics.count(Level.ERROR)
+    typer.echo(f"{out}: {len(generation.model.tools)} tools written ({skipped} errors reported)", err=True)
+    sizes = summary(measure(from_model(generation.model)))
+    typer.echo(f"{out}: {sizes} (details: openapi2mcp inspect {out})", err=True)
 
 
 def _print_setup(out: Path, model: ApiModel, options: GeneratorOptions) -> None:
@@ -188,34 +178,3 @@ def _fail_if_not_clean(diagnostics: Diagnostics) -> None:
     errors, warnings = diagnostics.count(Level.ERROR), diagnostics.count(Level.WARNING)
     if errors or warnings:
         fail(f"--strict: {errors} errors and {warnings} warnings (listed above); nothing was written")
-
-
-def main() -> None:
-    """The console script: a generator bug is one clear line (the traceback with OPENAPI2MCP_DEBUG=1)."""
-    # No cycle collection in this short process: generation pauses the collector anyway, and resuming
-    # it afterwards would make its first collection walk every object of the run (a tenth of a second
-    # after a large spec) for the little cyclic garbage there is.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        app()
-    except Exception as error:  # a bug in openapi2mcp itself, not in the user's input
-        if os.environ.get(DEBUG_VARIABLE):
-            raise
-        typer.echo(
-            f"openapi2mcp: internal error: {type(error).__name__}: {error}\n"
-            f"This is a bug in openapi2mcp; nothing was written. Rerun with {DEBUG_VARIABLE}=1 "
-            "for the traceback and report it with the spec.",
-            err=True,
-        )
-        raise SystemExit(EXIT_INTERNAL) from None
-    finally:
-        # The process ends next: its last cycle collection need not walk every live object (a tenth
-        # of a second after a large spec); what is left is freed with the process.
-        gc.freeze()
-        if collecting:  # as it was for a caller in the same process (tests)
-            gc.enable()
-
-
-if __name__ == "__main__":
-    main()

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from openapi2mcp.cli_errors import fail
-from openapi2mcp.cli_options import (
+from openapi2mcp.cli.errors import fail
+from openapi2mcp.cli.options import (
     AllowRemoteRefsOption,
     ConfigOption,
     ExcludeOption,
@@ -27,12 +27,9 @@ from openapi2mcp.cli_options import (
     QuietOption,
     RefRootOption,
     ToolsListLimitOption,
-    command_line,
-    dist_name,
-    require,
-    resolve_options,
 )
-from openapi2mcp.cli_progress import on_terminal, progress
+from openapi2mcp.cli.progress import on_terminal, progress
+from openapi2mcp.cli.resolve import command_line, dist_name, require, resolve_options
 from openapi2mcp.config import ConfigError, Settings, load_config, merge
 from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.render import TOOL_DATA_FILE

@@ -3,7 +3,7 @@
 - `text` (default, stderr): one group per kind of problem, errors first, with its count and its
   first `EXAMPLES` places (`--verbose`: all), each as `file:line:column: pointer`. A kind is the
   message with its quoted names and numbers left out (`header parameter '…' is ignored`).
-  Coloured on a terminal only (`cli_progress.on_terminal`).
+  Coloured on a terminal only (`progress.on_terminal`).
 - `github` (stdout, where the runner reads workflow commands): one `::error`, `::warning` or
   `::notice` command per diagnostic, with `file`, `line` and `col` in the spec, so a CI run marks
   the spec's lines; values escaped as GitHub's toolkit does (`%`, CR, LF; `:` and `,` in properties).
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import typer
 
-from openapi2mcp.cli_errors import fail
+from openapi2mcp.cli.errors import fail
 from openapi2mcp.diagnostics import Diagnostic, Diagnostics, Level, visible
 from openapi2mcp.load.bundle_sources import DEFAULT_REF_OPTIONS, RefOptions
 from openapi2mcp.load.lines import Location, locate
