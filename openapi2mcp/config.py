@@ -56,6 +56,7 @@ KINDS: dict[str, Kind] = {
     "bundle": "flag",
     "mode": "text",  # config only: the generated server's default --mode
     "models": "flag",
+    "runtime": "text",
 }
 EXPECTED: dict[Kind, str] = {
     "text": "a string",

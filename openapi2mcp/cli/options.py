@@ -69,6 +69,13 @@ ModelsOption = Annotated[
     bool,
     typer.Option(help="Also write models.py: pydantic classes of each tool's arguments and result"),
 ]
+RuntimeOption = Annotated[
+    str,
+    typer.Option(
+        help="'vendored': the runtime copied into the package (standalone); 'package': a dependency on"
+        " openapi2mcp-runtime, so upgrading it fixes every such server"
+    ),
+]
 ConfigOption = Annotated[
     Path | None,
     typer.Option(

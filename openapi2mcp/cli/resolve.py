@@ -84,6 +84,7 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
 
 
 SERVER_MODES = ("auto", "static", "dynamic")  # the generated server's --mode
+RUNTIMES = ("vendored", "package")  # --runtime (emit/runtime_forms.py)
 
 
 def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOptions, RefOptions]:
@@ -113,6 +114,7 @@ def resolve_options(settings: Settings, dist_name: str) -> tuple[GeneratorOption
         bundle=_get(settings, "bundle", False),
         icons=_get(settings, "icons", None),
         models=_get(settings, "models", False),
+        runtime=_choice(settings, "runtime", RUNTIMES, GeneratorOptions.runtime),
     )
     try:
         validate_overrides(options.overrides, options.name_style)
