@@ -334,7 +334,7 @@ def test_an_unknown_key_with_no_close_match_lists_the_known_keys(tmp_path: Path)
         "openapi2mcp.toml: colour: unknown key (known: spec, out, name, env-prefix, name-style, server-vars, "
         "strict, ref-root, allow-remote-refs, input-schema-limit, output-schemas, output-schema-limit, "
         "tools-list-limit, include, exclude, overlays, toolsets, default-toolsets, bundle, mode, models, "
-        "overrides, icons, profiles)"
+        "runtime, overrides, icons, profiles)"
     )
 
 

@@ -4,12 +4,16 @@ dependency on the openapi2mcp-runtime distribution. The golden record holds the 
 
 from __future__ import annotations
 
+import contextlib
 import tomllib
 from functools import cache
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 import openapi2mcp_runtime
 from openapi2mcp import __version__
+from openapi2mcp.cli.app import app
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import generate
 
@@ -75,3 +79,22 @@ def test_a_package_runtime_holds_no_copy_and_depends_on_the_distribution() -> No
 def test_a_vendoring_package_lists_what_the_runtime_needs() -> None:
     dependencies = tomllib.loads(files("vendored")["pyproject.toml"])["project"]["dependencies"]
     assert tuple(dependencies) == openapi2mcp_runtime.DEPENDENCIES
+
+
+def test_the_cli_takes_the_runtime_from_the_flag_or_the_config_and_refuses_another(tmp_path: Path) -> None:
+    def run(*args: str) -> tuple[int, str]:
+        with contextlib.chdir(tmp_path):
+            result = CliRunner().invoke(app, ["generate", str(PETSTORE), "--name", "p", *args])
+        return result.exit_code, result.output
+
+    assert run("-o", "flag", "--runtime", "package")[0] == 0
+    assert not (tmp_path / "flag" / "p" / "_runtime").exists()
+    (tmp_path / "openapi2mcp.toml").write_text('runtime = "package"\n')
+    assert run("-o", "config")[0] == 0 and not (tmp_path / "config" / "p" / "_runtime").exists()
+    assert run("-o", "vendored", "--runtime", "vendored")[0] == 0
+    assert (tmp_path / "vendored" / "p" / "_runtime" / "tool_runtime.py").is_file()
+    assert run("-o", "bad", "--runtime", "copied") == (
+        2,
+        "openapi2mcp: error: --runtime 'copied': choose 'vendored' or 'package'\n",
+    )
+    assert not (tmp_path / "bad").exists()
