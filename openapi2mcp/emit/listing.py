@@ -6,7 +6,7 @@ on the whole server. The listed form has none:
 
 - `additionalProperties: false` is left out, and its place is recorded as a JSON pointer
   (`closed`, in the tool's route of tool_data.json); the runtime puts it back before validating
-  (`templates/package/validation.py`), so unknown arguments are still refused;
+  (`openapi2mcp_runtime/results/validation.py`), so unknown arguments are still refused;
 - `additionalProperties: true` is left out (the same meaning);
 - any other `true` subschema is `{}`, any other `false` one `{"not": {}}` (the same meaning);
 - a root without `properties` (a tool without arguments) gets `"properties": {}`.

@@ -1,7 +1,7 @@
 """Narrow an argument's schema to the values its request can carry: no empty value, no null.
 
 The generated server validates arguments against the inputSchema, so a schema-valid argument must
-make a request that the API and the runtime (templates/package/serialize.py) accept:
+make a request that the API and the runtime (openapi2mcp_runtime/upstream/serialize.py) accept:
 - the runtime leaves out a parameter or a whole body given as null, so a required one must not
   accept null (`non_null`);
 - `""`, `[]` and `{}` make an empty path segment, which the runtime refuses, and an empty query

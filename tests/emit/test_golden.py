@@ -31,15 +31,12 @@ def tree(root: Path) -> dict[str, bytes]:
     }
 
 
-VENDORING = "petstore"  # the one record that holds the runtime (_runtime/); the others: --runtime package
-
-
 def generate(spec: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`openapi2mcp generate specs/<file> -o OUT --name <stem> --models [--runtime package]`
-    in-process, from the repository root."""
+    """`openapi2mcp generate specs/<file> -o OUT --name <stem> --models --runtime package` in-process,
+    from the repository root (the record holds no copy of the runtime: test_runtime_forms.py)."""
     monkeypatch.chdir(REPO)
     args = ["generate", spec.relative_to(REPO).as_posix(), "-o", str(out), "--name", spec.stem, "--models"]
-    args += [] if spec.stem == VENDORING else ["--runtime", "package"]
+    args += ["--runtime", "package"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, f"openapi2mcp {' '.join(args)} failed:\n{result.output}"
 

@@ -1,8 +1,8 @@
-"""The runtime's sending path on httpx2 (templates/package/http_exchange.py): one httpx2.AsyncClient made
-from `client_options`, the body decoded in bounded pieces and capped, httpx2's errors mapped to short
-messages. Real sockets on 127.0.0.1: the recording upstream of the end-to-end tests, and a scripted
-asyncio server for framing, pooling and failures. TLS, proxies, the environment and the client hook:
-test_http_client_env.py (which imports the helpers below)."""
+"""The runtime's sending path on httpx2 (openapi2mcp_runtime/upstream/http_exchange.py): one
+httpx2.AsyncClient made from `client_options`, the body decoded in bounded pieces and capped,
+httpx2's errors mapped to short messages. Real sockets on 127.0.0.1: the recording upstream of the
+end-to-end tests, and a scripted asyncio server for framing, pooling and failures. TLS, proxies,
+the environment and the client hook: test_http_client_env.py (which imports the helpers below)."""
 
 from __future__ import annotations
 

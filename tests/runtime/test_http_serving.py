@@ -1,4 +1,4 @@
-"""The HTTP side's scale-out pieces (templates/package/http_serving.py, audit.McpLog): the start-up
+"""The HTTP side's scale-out pieces (openapi2mcp_runtime/serving/http_serving.py, audit.McpLog): the start-up
 checks of --stateless and --workers, GET /healthz (no authentication, nothing about the API),
 Sessionless (a client's Mcp-Session-Id never reaches the runtime of a stateless server), and
 logging/setLevel refused without a session. The processes themselves: tests/e2e/test_e2e_scale.py."""

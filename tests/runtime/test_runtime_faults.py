@@ -1,4 +1,4 @@
-"""Faults and limits through the real runtime (templates/package/resilience.py, audit.py and the
+"""Faults and limits through the real runtime (openapi2mcp_runtime/upstream/resilience.py, audit.py and the
 retry loop of http_client.py) against a fault-injecting upstream on 127.0.0.1: every fault ends as
 an isError result with a clear message or as a success after retries (the attempts are counted),
 and the next call on the same runtime works."""

@@ -1,4 +1,4 @@
-"""Results an agent can read (templates/package/trimming.py, json_prefix.py): the exact trimmed
+"""Results an agent can read (openapi2mcp_runtime/results/trimming.py, json_prefix.py): the exact trimmed
 value, its note and `_meta`, on values made to show each rule; then through the runtime."""
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ._runtime import tool_runtime as runtime
-from ._runtime.hooks import runner as hooks_runner
-from ._runtime.serving import http_serving, wiring
+from openapi2mcp_runtime import tool_runtime as runtime
+from openapi2mcp_runtime.hooks import runner as hooks_runner
+from openapi2mcp_runtime.serving import http_serving, wiring
 
 SERVER_NAME = "petstore"
 SERVER_VERSION = "1.0.0"
