@@ -394,7 +394,7 @@ class Generated:
     @property
     def tool_data(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(
-            (self.source / self.import_name / "tool_data.json").read_text("utf-8")
+            (self.source / self.import_name / "data" / "tool_data.json").read_text("utf-8")
         )
         return data
 

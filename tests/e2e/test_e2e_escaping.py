@@ -178,9 +178,10 @@ def verbatim_problems(document: dict[str, Any], package: Generated, tools: list[
 
 
 def import_every_module(package: Generated, cwd: Path) -> None:
+    root = package.source
     modules = sorted(
-        f"{package.import_name}.{p.stem}" if p.stem != "__init__" else package.import_name
-        for p in (package.source / package.import_name).glob("*.py")
+        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+        for p in (root / package.import_name).rglob("*.py")
         if p.stem != "__main__"
     )
     done = run_tool(

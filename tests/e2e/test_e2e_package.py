@@ -22,6 +22,7 @@ from e2e_support import (
     stdio_session,
     text_of,
 )
+from server_deps import selected_runtime
 
 from openapi2mcp.cli.resolve import import_clash
 
@@ -55,9 +56,12 @@ def test_one_console_script_and_the_declared_dependencies(petstore: Generated) -
     assert project["name"] == "petstore"
     assert project["scripts"] == {"petstore": "petstore.server:main"}
     deps = {dep.replace(" ", "") for dep in project["dependencies"]}
-    assert "mcp>=2.3,<3" in deps, deps
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in deps}  # type: ignore[union-attr]
-    assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt", "uvloop"}
+    if selected_runtime() == "package":  # the runtime distribution brings the rest
+        assert names == {"openapi2mcp-runtime"}, deps
+    else:
+        assert "mcp>=2.3,<3" in deps, deps
+        assert names == {"mcp", "httpx2", "jsonschema", "snowballstemmer", "ijson", "pyjwt", "uvloop"}
     assert petstore.command.is_file()
 
 
@@ -131,7 +135,7 @@ def test_no_spec_is_shipped_or_read(petstore: Generated, tmp_path: Path) -> None
         for path in (p for p in files if p.suffix in (".py", ".json", ".toml")):
             text = path.read_text("utf-8", errors="replace")
             assert str(petstore.spec) not in text and "petstore.yaml" not in text, path
-    assert json.loads((petstore.source / "petstore" / "tool_data.json").read_text())["tools"]
+    assert json.loads((petstore.source / "petstore" / "data" / "tool_data.json").read_text())["tools"]
 
 
 def test_python_dash_m_serves_from_an_empty_directory(
