@@ -1,7 +1,7 @@
 """Claude Code, the CLI people add MCP servers with (npm `@anthropic-ai/claude-code`, pinned in
-tools/npm): every `claude mcp add` line that `generate`, the generated README and our README print
-is run as printed, in a shell, in a fresh home; then `claude mcp list` starts or reaches the server
-and must say Connected. Both commands work offline.
+tools/npm): every `claude mcp add` line that `generate`, the generated README, our README and
+docs/getting-started.md print is run as printed, in a shell, in a fresh home; then `claude mcp list`
+starts or reaches the server and must say Connected. Both commands work offline.
 
 The only edits are the ones a user makes: the package's real path in place of the README's
 `/path/to/NAME` placeholder, and the HTTP server's real port in place of 8000."""
@@ -146,15 +146,19 @@ def readme_package(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFac
 
 
 def test_our_readmes_lines_add_a_connected_server(claude: ClaudeCode, readme_package: Path) -> None:
-    """The line `generate` is shown printing, and the Claude Code item of 'Using it' (its script at
-    `~/.venvs/petstore/bin/petstore-mcp`, here a link to the installed one)."""
-    readme = " ".join(read_text(REPO / "README.md").split())  # the item wraps its inline code
-    printed = re.findall(r"(claude mcp add --transport stdio petstore-mcp [^`]*?-- petstore-mcp)", readme)
-    listed = re.findall(r"`(claude mcp add [^`]*)`", readme)
-    assert len(printed) == 1 and len(listed) == 1, (printed, listed)
+    """The line `generate` is shown printing, and the Claude Code line of the tour (the README) and
+    of 'Add it to a client' (Getting started), its script at `~/.venvs/petstore/bin/petstore-mcp`,
+    here a link to the installed one."""
+    lines: set[str] = set()
+    for page in (REPO / "README.md", REPO / "docs" / "getting-started.md"):
+        text = " ".join(read_text(page).split())  # the item wraps its inline code
+        printed = re.findall(r"(claude mcp add --transport stdio petstore-mcp [^`]*?-- petstore-mcp)", text)
+        listed = re.findall(r"`(claude mcp add [^`]*)`", text)
+        assert len(printed) == 1 and len(listed) == 1, (page.name, printed, listed)
+        lines.update((*printed, *listed))
     scripts = claude.home / ".venvs" / "petstore" / "bin"
     scripts.mkdir(parents=True)
     (scripts / "petstore-mcp").symlink_to(readme_package)
-    for line in (*printed, *listed):
+    for line in sorted(lines):
         claude.connected(line, "petstore-mcp")
         claude.run("claude mcp remove petstore-mcp")
