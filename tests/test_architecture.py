@@ -1,6 +1,7 @@
 """The layout docs/architecture.md describes, as tests: stages import only earlier stages and the
 shared modules, the command line (`cli/`) sits above them all and is imported by none, no module
-imports itself back through others, and every module is readable whole."""
+imports itself back through others, and every module is readable whole; in the runtime package
+(`openapi2mcp_runtime/`, relative imports) too."""
 
 from __future__ import annotations
 
@@ -86,20 +87,58 @@ def test_the_shared_modules_import_no_stage() -> None:
     assert {name: GRAPH[name] for name in SHARED if GRAPH.get(name)} == {}
 
 
-def test_no_module_imports_itself_back_through_others() -> None:
+def in_a_circle(graph: dict[str, set[str]]) -> list[str]:
+    """The modules of `graph` that import themselves back through others."""
+
     def reaches(start: str) -> set[str]:
         seen: set[str] = set()
-        todo = list(GRAPH[start])
+        todo = list(graph[start])
         while todo:
             current = todo.pop()
             if current not in seen:
                 seen.add(current)
-                todo.extend(GRAPH[current])
+                todo.extend(graph[current])
         return seen
 
-    assert sorted(name for name in GRAPH if name in reaches(name)) == []
+    return sorted(name for name in graph if name in reaches(name))
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    assert in_a_circle(GRAPH) == []
 
 
 def test_every_module_is_short_enough_to_read_whole() -> None:
-    long = {n: len(p.read_text().splitlines()) for n, p in MODULES.items()}
+    long = {n: len(p.read_text().splitlines()) for n, p in (MODULES | RUNTIME_MODULES).items()}
     assert {n: lines for n, lines in long.items() if lines > MAX_LINES} == {}
+
+
+RUNTIME = PACKAGE.parent / "openapi2mcp_runtime"
+RUNTIME_MODULES = {module_name(path): path for path in sorted(RUNTIME.rglob("*.py"))}
+
+
+def relative_imports_of(name: str, path: Path) -> set[str]:
+    """The runtime modules `path` (module `name`) imports relatively, as module names."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+RUNTIME_GRAPH = {
+    name: {i for i in relative_imports_of(name, path) if i in RUNTIME_MODULES and i != name}
+    for name, path in RUNTIME_MODULES.items()
+}
+
+
+def test_the_runtime_has_its_folders_and_no_module_imports_itself_back() -> None:
+    folders = {name.split(".")[1] for name in RUNTIME_MODULES if name.count(".") >= 2}
+    assert folders == {"serving", "upstream", "discovery", "results", "hooks"}
+    assert RUNTIME_GRAPH["openapi2mcp_runtime.tool_runtime"] >= {
+        "openapi2mcp_runtime.upstream.http_client",
+        "openapi2mcp_runtime.discovery.meta_tools",
+    }  # (the relative imports are read)
+    assert in_a_circle(RUNTIME_GRAPH) == []
