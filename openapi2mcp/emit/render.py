@@ -101,10 +101,12 @@ def render_package(
         "example_classes": example_classes(model),
         "toolsets": toolset_summary(model),
     }
-    package = options.package_name
-    context["runtime_package"] = runtime_import(options)
-    vendored, context["runtime_requirement"] = options.runtime == "vendored", runtime_requirement()
-    context["dependencies"] = openapi2mcp_runtime.DEPENDENCIES if vendored else (runtime_requirement(),)
+    package, vendored = options.package_name, options.runtime == "vendored"
+    context |= {  # the runtime: vendored into the package, or its distribution as the one dependency
+        "runtime_package": runtime_import(options),
+        "runtime_requirement": runtime_requirement(),
+        "dependencies": openapi2mcp_runtime.DEPENDENCIES if vendored else (runtime_requirement(),),
+    }
     files = {
         "pyproject.toml": "pyproject.toml.jinja",
         "README.md": "README.md.jinja",
