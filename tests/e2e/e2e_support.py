@@ -32,7 +32,9 @@ from typing import Any, TypeVar
 
 import anyio
 import pytest
-from server_deps import Resolution, runtime_options, uv_command, uv_env
+from server_deps import Resolution, runtime_options, selected_runtime, uv_command, uv_env
+
+from openapi2mcp.emit.runtime_forms import runtime_requirement
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -307,11 +309,13 @@ class ServerVenv:
         was resolved from (else the e2e tests would run it against the wrong versions)."""
         pyproject = tomllib.loads((source / "pyproject.toml").read_text("utf-8"))
         declared = pyproject.get("project", {}).get("dependencies")
-        if sorted(declared or ()) != sorted(self.resolution.requirements):
+        vendored = selected_runtime() == "vendored"
+        expected = self.resolution.requirements if vendored else (runtime_requirement(),)
+        if sorted(declared or ()) != sorted(expected):
             pytest.fail(
-                f"{source} declares the dependencies {declared}, but the e2e venv was resolved from "
-                f"{list(self.resolution.requirements)} (templates/package/pyproject.toml.jinja: see "
-                "tests/server_deps.py)",
+                f"{source} declares the dependencies {declared}, but the e2e venv was made for "
+                f"{list(expected)} (openapi2mcp_runtime.DEPENDENCIES, or the runtime distribution with"
+                f" --runtime package: see tests/server_deps.py)",
                 pytrace=False,
             )
         return tree_digest(source)
