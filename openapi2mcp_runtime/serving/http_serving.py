@@ -1,6 +1,7 @@
-"""The streamable-HTTP side of server.py: its command-line options, the start-up checks, and the ASGI
-app served: endpoint_auth.Guard (tokens, the credential header, oauth's metadata, /healthz) in front
-of views.NarrowedPaths in front of the SDK's app (with its OAuth resource server under --auth oauth).
+"""The streamable-HTTP side of a server's `command`: its command-line options, the start-up checks,
+and the ASGI app served: endpoint_auth.Guard (tokens, the credential header, oauth's metadata,
+/healthz) in front of views.NarrowedPaths in front of the SDK's app (with its OAuth resource server
+under --auth oauth).
 `--stateless` serves each request on its own (the SDK's stateless mode): any instance can answer
 any request; `--workers N` runs N such processes on one port (uvicorn's own workers).
 """
@@ -24,7 +25,7 @@ from . import http_sessions, oauth
 
 HEALTH_PATH = "/healthz"
 WORKER_ARGV = "OPENAPI2MCP_WORKER_ARGV"  # the command line each --workers process starts from
-WORKER_MAIN = "OPENAPI2MCP_WORKER_MAIN"  # and the module whose main() it runs (the server.py)
+WORKER_MAIN = "OPENAPI2MCP_WORKER_MAIN"  # and the module whose main() it runs (server.py)
 _WORKER_APPS: list[ea.App] | None = None  # set in a worker process while worker_app builds
 
 

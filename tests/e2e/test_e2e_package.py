@@ -95,7 +95,11 @@ def test_every_module_the_servers_dependencies_install_is_a_reserved_name(
 
 
 def test_the_installed_server_runs_on_uvloop(petstore: Generated, tmp_path: Path) -> None:
-    code = f"from {petstore.import_name} import server; print(server.wiring.event_loop_options())"
+    code = (  # the runtime's wiring, vendored or installed: next to the server's ServerCommand
+        f"import importlib; from {petstore.import_name}.server import ServerCommand; "
+        "serving = ServerCommand.__module__.rpartition('.')[0]; "
+        "print(importlib.import_module(serving + '.wiring').event_loop_options())"
+    )
     done = run_tool([petstore.venv.python, "-c", code], minimal_env(), tmp_path, timeout=60)
     assert done.returncode == 0, str(done)
     assert done.stdout.strip() == "{'use_uvloop': True}"  # installed with the package on Linux

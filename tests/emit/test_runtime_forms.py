@@ -41,7 +41,7 @@ def test_a_vendored_runtime_is_the_runtime_source_byte_for_byte_under_its_marker
     vendored = {
         path.removeprefix(VENDORED): text for path, text in files("vendored").items() if VENDORED in path
     }
-    assert sorted(vendored) == sorted(sources()) and len(vendored) == 37
+    assert sorted(vendored) == sorted(sources()) and len(vendored) == 38
     for path, source in sources().items():
         assert vendored[path].encode("utf-8") == MARKER.encode() + source, path
 
@@ -56,12 +56,12 @@ def test_a_package_runtime_holds_no_copy_and_depends_on_the_distribution() -> No
     assert not [path for path in made if "_runtime" in path]
     dependencies = tomllib.loads(made["pyproject.toml"])["project"]["dependencies"]
     assert dependencies == [f"openapi2mcp-runtime>={openapi2mcp_runtime.__version__},<0.2"]
-    assert "from openapi2mcp_runtime import tool_runtime as runtime\n" in made["petstore/server.py"]
+    assert "from openapi2mcp_runtime.serving.command import ServerCommand\n" in made["petstore/server.py"]
     assert "from openapi2mcp_runtime.hooks.api import Call," in made["petstore/hooks_api.py"]
     assert "The runtime is the `openapi2mcp-runtime` distribution" in made["README.md"]
     vendoring = files("vendored")
     assert "  _runtime/      the runtime" in vendoring["README.md"]
-    assert "from ._runtime import tool_runtime as runtime\n" in vendoring["petstore/server.py"]
+    assert "from ._runtime.serving.command import ServerCommand\n" in vendoring["petstore/server.py"]
     same = {
         path
         for path in made

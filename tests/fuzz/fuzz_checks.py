@@ -90,16 +90,10 @@ def listed(out: Path) -> list[str]:
 
 async def _list_tools() -> list[str]:
     server = importlib.import_module(f"{PACKAGE}.server")
-    settings = server.runtime.Settings.from_env(
-        {"FUZZED_MODE": "static"}, prefix=server.ENV_PREFIX, base_url="http://127.0.0.1:9"
-    )
-    tools = server.runtime.ToolRuntime.load(
-        server.TOOL_DATA, settings, server.hooks_runner.load_hooks(PACKAGE)
-    )
+    settings = server.COMMAND.settings({"FUZZED_MODE": "static"}, base_url="http://127.0.0.1:9")
+    tools = server.COMMAND.load_tools(settings)
     try:
-        built = server.wiring.build_server(
-            tools, server.SERVER_NAME, server.SERVER_VERSION, server.SERVER_TITLE
-        )
+        built = server.COMMAND.build_server(tools)
         async with mcp.Client(built) as client:
             return [tool.name for tool in (await client.list_tools()).tools]
     finally:

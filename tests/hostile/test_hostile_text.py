@@ -115,14 +115,10 @@ def imported(tmp_path: Path) -> Iterator[list[str]]:
 
 async def listed_tools(package: str) -> list[Any]:
     server = importlib.import_module(f"{package}.server")
-    settings = server.runtime.Settings.from_env({}, prefix=server.ENV_PREFIX, base_url="http://127.0.0.1:9")
-    tools = server.runtime.ToolRuntime.load(
-        server.TOOL_DATA, settings, server.hooks_runner.load_hooks(package)
-    )
+    settings = server.COMMAND.settings({}, base_url="http://127.0.0.1:9")
+    tools = server.COMMAND.load_tools(settings)
     try:
-        built = server.wiring.build_server(
-            tools, server.SERVER_NAME, server.SERVER_VERSION, server.SERVER_TITLE
-        )
+        built = server.COMMAND.build_server(tools)
         async with mcp.Client(built) as client:
             return list((await client.list_tools()).tools)
     finally:

@@ -3,20 +3,16 @@
 
 Start it with `conformance` (stdio) or
 `conformance --transport http --host 127.0.0.1 --port 8000` (streamable HTTP at /mcp).
+Its flags and settings: `conformance --help`, and the README.
 """
 
 from __future__ import annotations
 
-import argparse
-import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-from openapi2mcp_runtime import tool_runtime as runtime
-from openapi2mcp_runtime.hooks import runner as hooks_runner
-from openapi2mcp_runtime.serving import http_serving, wiring
+from openapi2mcp_runtime.serving.command import ServerCommand
 
 SERVER_NAME = "conformance"
 SERVER_VERSION = "1.0.0"
@@ -26,78 +22,24 @@ DEFAULT_BASE_URL = "https://conformance.example.com"
 DEFAULT_MODE = "auto"
 TOOL_DATA = Path(__file__).parent / "data" / "tool_data.json"  # data/: made by openapi2mcp
 
-
-async def serve_stdio(server: Any) -> None:
-    """Over stdin/stdout, through the SDK's stdio transport."""
-    from mcp.server.stdio import stdio_server
-
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+COMMAND = ServerCommand(
+    name=SERVER_NAME,
+    version=SERVER_VERSION,
+    title=SERVER_TITLE,
+    env_prefix=ENV_PREFIX,
+    default_base_url=DEFAULT_BASE_URL,
+    default_mode=DEFAULT_MODE,
+    tool_data=TOOL_DATA,
+    package=__package__ or __name__,
+    module=__name__,
+    description=__doc__,
+    relative_base=False,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=SERVER_NAME, description=__doc__)
-    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP only (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP only (default: 8000)")
-    parser.add_argument(
-        "--base-url", default=None, help=f"API base URL (default: ${ENV_PREFIX}_BASE_URL)"
-    )
-    narrowing = parser.add_argument_group("which tools to offer (a flag wins over its variable)")
-    for flag, what in (
-        ("--toolsets", "comma-separated toolsets, `all`, `default`"),
-        ("--tools", "comma-separated tools, added to the toolsets"),
-        ("--exclude-tools", "comma-separated tools to leave out"),
-    ):
-        variable = f"{ENV_PREFIX}_{flag[2:].replace('-', '_').upper()}"
-        narrowing.add_argument(flag, metavar="NAMES", help=f"{what} (default: ${variable})")
-    narrowing.add_argument(
-        "--read-only",
-        action=argparse.BooleanOptionalAction,
-        help=f"only the tools marked readOnlyHint; wins over the rest (default: ${ENV_PREFIX}_READ_ONLY)",
-    )
-    listing = parser.add_argument_group("how to list them")
-    listing.add_argument(
-        "--mode",
-        choices=("auto", "static", "dynamic"),
-        help="static: every tool; dynamic: search_tools, describe_tools, call_tool; auto: dynamic when"
-        f" the list would pass ${ENV_PREFIX}_MAX_LIST_TOKENS (default: ${ENV_PREFIX}_MODE, else {DEFAULT_MODE})",
-    )
-    listing.add_argument(
-        "--dynamic-toolsets",
-        action=argparse.BooleanOptionalAction,
-        help="list the chosen toolsets' tools and let the agent enable others"
-        f" (default: ${ENV_PREFIX}_DYNAMIC_TOOLSETS)",
-    )
-    http_serving.add_arguments(parser, ENV_PREFIX)
-    args = parser.parse_args(argv)
-    keys = ("toolsets", "tools", "exclude_tools", "read_only", "mode", "dynamic_toolsets")
-    keys += ("auth", "credentials")
-    flags = {key: getattr(args, key) for key in keys}
-    try:
-        settings = runtime.Settings.from_env(
-            prefix=ENV_PREFIX,
-            default_base_url=DEFAULT_BASE_URL,
-            base_url=args.base_url,
-            flags=flags,
-            default_mode=DEFAULT_MODE,
-        )
-        if problem := http_serving.start_problem(args, settings):
-            raise runtime.ConfigError(problem)
-        hooks = hooks_runner.load_hooks(__package__)  # hooks.py: yours, if you kept it
-        tools = runtime.ToolRuntime.load(TOOL_DATA, settings, hooks)
-    except runtime.ConfigError as error:
-        print(f"{SERVER_NAME}: {error}", file=sys.stderr)
-        return 2
-    gc.freeze()  # the tool data lives as long as the process: keep the collector from rescanning it
-    server = wiring.build_server(tools, SERVER_NAME, SERVER_VERSION, SERVER_TITLE)
-    if args.transport == "http":
-        http_serving.serve(server, tools, args, sys.argv[1:] if argv is None else argv, __name__)
-    else:
-        import anyio
-
-        anyio.run(serve_stdio, server, backend_options=wiring.event_loop_options())
-    return 0
+    """The server's command line: parse it, load the settings and tools, serve."""
+    return COMMAND.run(argv)
 
 
 if __name__ == "__main__":
