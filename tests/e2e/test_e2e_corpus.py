@@ -37,20 +37,13 @@ from corpus_prism import (
     spec_facts,
 )
 from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs, sampled
-from e2e_support import (
-    Generated,
-    NodeTools,
-    Prism,
-    ServerVenv,
-    default_env_prefix,
-    file_lock,
-    generator_command,
-    run_async,
-    stdio_session,
-)
+from e2e_support import Generated, NodeTools, default_env_prefix, generator_command
+from mcp_support import run_async, stdio_session
+from prism_support import Prism
 from server_deps import runtime_options
 from test_e2e_inspector import inspector
 from test_e2e_property import run_calls
+from venv_support import ServerVenv, file_lock
 
 pytestmark = pytest.mark.e2e
 

@@ -19,14 +19,8 @@ from typing import Any
 
 import anyio
 import pytest
-from e2e_support import (
-    Generated,
-    Packages,
-    dump,
-    run_async,
-    stdio_session,
-    text_of,
-)
+from e2e_support import Generated, Packages, dump
+from mcp_support import run_async, stdio_session, text_of
 from recording_upstream import Recorded, RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
