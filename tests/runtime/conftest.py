@@ -177,6 +177,20 @@ def closed_port() -> int:
     return port
 
 
+class ScopeRecorder:
+    """An ASGI app behind the middleware under test: records the scope of each request it is
+    called with and answers `status` with `body`."""
+
+    def __init__(self, status: int = 200, body: bytes = b"ok") -> None:
+        self.status, self.body = status, body
+        self.scopes: list[dict[str, Any]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scopes.append(scope)
+        await send({"type": "http.response.start", "status": self.status, "headers": []})
+        await send({"type": "http.response.body", "body": self.body})
+
+
 # ---- tool data ---------------------------------------------------------------------------------
 
 
