@@ -250,6 +250,11 @@ def body(
     }  # fmt: skip
 
 
+def form_body(*fields: dict[str, Any]) -> dict[str, Any]:
+    """An application/x-www-form-urlencoded body of these fields."""
+    return body("application/x-www-form-urlencoded", "form", fields=fields)
+
+
 def tool(
     name: str,
     method: str,

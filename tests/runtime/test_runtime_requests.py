@@ -23,6 +23,7 @@ from .conftest import (
     body_field,
     call,
     closed_port,
+    form_body,
     mcp_server,
     param,
     runtime,
@@ -116,15 +117,11 @@ DATA = tool_data(
         "submitForm",
         "POST",
         "/form",
-        request_body=body(
-            "application/x-www-form-urlencoded",
-            "form",
-            fields=(
-                body_field("name", STR),
-                body_field("tags", ARRAY),
-                body_field("active", {"type": "boolean"}),
-                body_field("count", {"type": "integer"}),
-            ),
+        request_body=form_body(
+            body_field("name", STR),
+            body_field("tags", ARRAY),
+            body_field("active", {"type": "boolean"}),
+            body_field("count", {"type": "integer"}),
         ),
     ),
     tool(
