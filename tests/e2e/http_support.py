@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import mcp_support
 import pytest
 from e2e_support import (
     START_TIMEOUT,
@@ -106,9 +107,10 @@ async def http_session(
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
 
-    async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=CALL_TIMEOUT) as http:
+    timeout = mcp_support.CALL_TIMEOUT  # (read now, as stdio_session reads it)
+    async with httpx2.AsyncClient(headers=dict(headers or {}), timeout=timeout) as http:
         transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, mode=mode, read_timeout_seconds=CALL_TIMEOUT) as client:
+        async with Client(transport, mode=mode, read_timeout_seconds=timeout) as client:
             yield client
 
 

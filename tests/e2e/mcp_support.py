@@ -19,7 +19,7 @@ CLIENT_MODES = {"legacy": ("legacy", LEGACY_VERSION), "modern": ("auto", MODERN_
 # A test once in each protocol era: its `mode` argument is a key of CLIENT_MODES.
 MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
 
-CALL_TIMEOUT = 30.0  # seconds for one MCP request
+CALL_TIMEOUT = 30.0  # seconds for one MCP request (read when a session starts: a test may patch it)
 SESSION_TIMEOUT = 90.0  # seconds for one whole client session (start, handshake, calls, stop)
 
 T = TypeVar("T")

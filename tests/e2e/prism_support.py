@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from e2e_support import (
-    SPECS,
     START_TIMEOUT,
     Background,
     NodeTools,
+    PerSpec,
     free_port,
     minimal_env,
     read_text,
@@ -132,20 +132,16 @@ class Prism:
         return requests
 
 
-class Prisms:
+class Prisms(PerSpec[Prism]):
     """One Prism mock per spec, started on first use, stopped at the end of the session."""
 
     def __init__(self, tools: NodeTools, factory: pytest.TempPathFactory) -> None:
-        self._tools, self._factory = tools, factory
-        self._running: dict[Path, Prism] = {}
+        def start(path: Path) -> Prism:
+            log = factory.mktemp(f"prism-{path.stem}") / "prism.log"
+            return Prism(tools, path, log).start()  # (stops itself on failure)
 
-    def get(self, spec: Path | str) -> Prism:
-        path = spec if isinstance(spec, Path) else SPECS / spec
-        if path not in self._running:
-            log = self._factory.mktemp(f"prism-{path.stem}") / "prism.log"
-            self._running[path] = Prism(self._tools, path, log).start()  # (stops itself on failure)
-        return self._running[path]
+        super().__init__(start)
 
     def stop_all(self) -> None:
-        for prism in self._running.values():
+        for prism in self.made.values():
             prism.stop()

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import e2e_support
+import mcp_support
 import pytest
 from corpus_prism import (
     PRISM_CANNOT_JUDGE,
@@ -143,8 +143,8 @@ def corpus_builds(
 @pytest.fixture(autouse=True)
 def patient_client(monkeypatch: pytest.MonkeyPatch) -> None:
     """A large spec's first tools/list can take seconds on 2 busy cores: the client's usual 30 s
-    per request (e2e_support.CALL_TIMEOUT, read when a session starts) leaves little margin."""
-    monkeypatch.setattr(e2e_support, "CALL_TIMEOUT", LIST_TIMEOUT)
+    per request (mcp_support.CALL_TIMEOUT, read when a session starts) leaves little margin."""
+    monkeypatch.setattr(mcp_support, "CALL_TIMEOUT", LIST_TIMEOUT)
 
 
 @pytest.fixture
