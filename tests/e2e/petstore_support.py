@@ -1,6 +1,5 @@
 """What the end-to-end tests of the petstore package (specs/petstore.yaml) share: the tools it
-generates and an upstream that answers GET /pets (the `petstore` and `upstream` fixtures of
-conftest.py use it)."""
+generates and an upstream that answers GET /pets (conftest.py's `upstream` fixture is one)."""
 
 from __future__ import annotations
 
