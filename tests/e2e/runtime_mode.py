@@ -4,32 +4,22 @@ for the packages generated with `--runtime package` when OPENAPI2MCP_E2E_RUNTIME
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from collections.abc import Mapping
 
 import pytest
 from e2e_support import CACHE, REPO
 from server_deps import uv_command, uv_env
-from venv_support import ServerVenv, file_lock
+from venv_support import ServerVenv, file_lock, tree_digest
 
 WHEELS = CACHE / "runtime-wheel"
 BUILD_TIMEOUT = 360.0  # seconds for scripts/build-runtime-wheel (uv may fetch hatchling first)
 
 
-def source_digest() -> str:
-    """What the runtime's sources are now (a wheel of other sources is built again)."""
-    digest = hashlib.sha256()
-    root = REPO / "openapi2mcp_runtime"
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()[:16]
-
-
 def install_runtime_wheel(venv: ServerVenv) -> None:
     """Build the runtime wheel of this checkout and install it into `venv` (no dependencies: the venv
     has them), once for the sources as they are."""
-    digest = source_digest()
+    digest = tree_digest(REPO / "openapi2mcp_runtime", "*.py")[:16]  # the runtime's sources as they are
     marker = venv.path / ".runtime-wheel"
     with file_lock(WHEELS.with_suffix(".lock")):
         if marker.is_file() and marker.read_text() == digest:

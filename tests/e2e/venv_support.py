@@ -37,9 +37,10 @@ def file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def tree_digest(root: Path) -> str:
+def tree_digest(root: Path, pattern: str = "*") -> str:
+    """The files under `root` matching `pattern`, by path and bytes, as one hex digest."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+    for path in sorted(p for p in root.rglob(pattern) if p.is_file()):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
