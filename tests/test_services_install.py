@@ -3,26 +3,15 @@ network (the Alertmanager binary's template directory made relative, the spec ta
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from module_files import import_file
 
 INSTALL = Path(__file__).resolve().parent / "services" / "install.py"
 
 
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("services_install", INSTALL)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-install = _load()
+install = import_file("services_install", "services/install.py")
 
 UI = b"/usr/share/prometheus/alertmanager/ui/"
 TEMPLATES = b"/usr/share/prometheus/alertmanager"

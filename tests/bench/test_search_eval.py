@@ -150,28 +150,23 @@ def recall(specs: list[GeneratedSpec]) -> tuple[float, float]:
     )
 
 
-def test_recall_stays_above_its_floors(specs: list[GeneratedSpec]) -> None:
-    at_1, at_5 = recall(specs)
-    assert at_1 >= RECALL_AT_1_FLOOR
-    assert at_5 >= RECALL_AT_5_FLOOR
-
-
-def test_held_out_recall_stays_above_its_floors(heldout: list[GeneratedSpec]) -> None:
-    at_1, at_5 = recall(heldout)
-    assert at_1 >= HELDOUT_AT_1_FLOOR
-    assert at_5 >= HELDOUT_AT_5_FLOOR
-
-
-def test_held_out_2_recall_stays_above_its_floors(heldout2: list[GeneratedSpec]) -> None:
-    at_1, at_5 = recall(heldout2)
-    assert at_1 >= HELDOUT2_AT_1_FLOOR
-    assert at_5 >= HELDOUT2_AT_5_FLOOR
-
-
-def test_held_out_3_recall_stays_above_its_floors(heldout3: list[GeneratedSpec]) -> None:
-    at_1, at_5 = recall(heldout3)
-    assert at_1 >= HELDOUT3_AT_1_FLOOR
-    assert at_5 >= HELDOUT3_AT_5_FLOOR
+@pytest.mark.parametrize(
+    ("evaluation_set", "at_1_floor", "at_5_floor"),
+    [
+        ("specs", RECALL_AT_1_FLOOR, RECALL_AT_5_FLOOR),
+        ("heldout", HELDOUT_AT_1_FLOOR, HELDOUT_AT_5_FLOOR),
+        ("heldout2", HELDOUT2_AT_1_FLOOR, HELDOUT2_AT_5_FLOOR),
+        ("heldout3", HELDOUT3_AT_1_FLOOR, HELDOUT3_AT_5_FLOOR),
+    ],
+    ids=["dev", "held-out", "held-out 2", "held-out 3"],
+)
+def test_recall_stays_above_its_floors(
+    request: pytest.FixtureRequest, evaluation_set: str, at_1_floor: float, at_5_floor: float
+) -> None:
+    """Recall@1 and recall@5 of each evaluation set (the fixture of that name) over its floors."""
+    at_1, at_5 = recall(request.getfixturevalue(evaluation_set))
+    assert at_1 >= at_1_floor
+    assert at_5 >= at_5_floor
 
 
 def test_a_hit_at_1_is_a_hit_at_5_and_at_10(specs: list[GeneratedSpec]) -> None:

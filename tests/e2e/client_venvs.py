@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from e2e_support import CACHE, file_lock
+from e2e_support import CACHE
 from server_deps import uv_command, uv_env
+from venv_support import file_lock
 
 PINS = Path(__file__).resolve().parent / "clients"
 VENV_ROOT = CACHE / "client-venvs"

@@ -1,4 +1,5 @@
-"""Fixtures of the end-to-end tests; the machinery is in e2e_support.py."""
+"""Fixtures of the end-to-end tests; the machinery is in e2e_support.py (and the *_support.py
+modules beside it)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 import server_deps
-from e2e_support import NodeTools, Packages, Prisms, ServerVenv
+from e2e_support import Generated, NodeTools, Packages
+from petstore_support import pets_upstream
+from prism_support import Prism, Prisms
+from recording_upstream import RecordingUpstream
 from runtime_mode import install_runtime_wheel
+from venv_support import ServerVenv
 
 
 @pytest.fixture(scope="session")
@@ -39,3 +44,25 @@ def prisms(node_tools: NodeTools, tmp_path_factory: pytest.TempPathFactory) -> I
         yield running
     finally:
         running.stop_all()
+
+
+# ---- the petstore package (specs/petstore.yaml) ------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def petstore(packages: Packages) -> Generated:
+    return packages.get("petstore.yaml")
+
+
+@pytest.fixture(scope="module")
+def prism(prisms: Prisms) -> Prism:
+    """Prism mocking specs/petstore.yaml."""
+    return prisms.get("petstore.yaml")
+
+
+@pytest.fixture(scope="module")
+def upstream() -> Iterator[RecordingUpstream]:
+    """The petstore's upstream: GET /pets answers petstore_support.PETS (a module whose tests need
+    another upstream defines its own `upstream` fixture)."""
+    with pets_upstream() as recording:
+        yield recording

@@ -8,8 +8,9 @@ import subprocess
 from collections.abc import Mapping
 
 import pytest
-from e2e_support import CACHE, REPO, ServerVenv, file_lock, tree_digest
+from e2e_support import CACHE, REPO
 from server_deps import uv_command, uv_env
+from venv_support import ServerVenv, file_lock, tree_digest
 
 WHEELS = CACHE / "runtime-wheel"
 BUILD_TIMEOUT = 360.0  # seconds for scripts/build-runtime-wheel (uv may fetch hatchling first)

@@ -26,25 +26,22 @@ from typing import Any, Self
 import pytest
 from e2e_support import (
     CACHE,
-    CLIENT_MODES,
     Background,
     Generated,
-    HttpServer,
-    ServerVenv,
     default_env_prefix,
     dump,
     free_port,
     generator_command,
-    http_session,
     minimal_env,
     read_text,
-    run_async,
-    stdio_session,
     tail,
     wait_until,
 )
+from http_support import HttpServer, http_session
 from jsonschema import Draft202012Validator
+from mcp_support import CLIENT_MODES, run_async, stdio_session
 from server_deps import runtime_options
+from venv_support import ServerVenv
 
 SERVICES = CACHE / "services"
 INSTALL_HINT = "run `bash scripts/setup` (tests/services/install.py installs the test services)"

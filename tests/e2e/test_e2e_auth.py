@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import AbstractAsyncContextManager
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -19,50 +19,17 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from e2e_support import (
-    CALL_TIMEOUT,
-    CLIENT_MODES,
-    INITIALIZE,
-    Generated,
-    HttpServer,
-    Packages,
-    http_session,
-    minimal_env,
-    read_text,
-    run_async,
-    run_tool,
-    text_of,
-)
+from e2e_support import Generated, minimal_env, read_text, run_tool
+from http_support import HttpServer, era_session, post_initialize
 from mcp import MCPError
-from recording_upstream import Recorded, RecordingUpstream, Reply
+from mcp_support import CALL_TIMEOUT, MODES, run_async, text_of
+from petstore_support import PETS
+from recording_upstream import Recorded, RecordingUpstream, Reply, Responder
 
 jwt = pytest.importorskip("jwt")
 rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
 
 pytestmark = pytest.mark.e2e
-MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-PETS = [{"id": "rex-1", "name": "Rex"}]
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[RecordingUpstream]:
-    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
-        yield recording
-
-
-def session(url: str, mode: str, headers: dict[str, str] | None = None) -> AbstractAsyncContextManager[Any]:
-    """mcp.Client over streamable HTTP in a protocol era of CLIENT_MODES, sending `headers`."""
-    return http_session(url, CLIENT_MODES[mode][0], headers)
-
-
-def post_initialize(url: str, headers: dict[str, str] | None = None) -> httpx2.Response:
-    return httpx2.post(url, json=INITIALIZE, headers={**ACCEPT, **(headers or {})}, timeout=CALL_TIMEOUT)
 
 
 def serve(
@@ -99,7 +66,9 @@ def test_token_mode_refuses_a_request_without_the_right_token(token_server: Http
 @MODES
 def test_token_mode_serves_a_client_with_an_accepted_token(token_server: HttpServer, mode: str) -> None:
     async def body() -> tuple[Any, Any]:
-        async with session(token_server.url, mode, {"Authorization": "Bearer second-mcp-token"}) as client:
+        async with era_session(
+            token_server.url, mode, {"Authorization": "Bearer second-mcp-token"}
+        ) as client:
             return await client.list_tools(), await client.call_tool("listPets", {})
 
     listing, pets = run_async(body)
@@ -252,9 +221,9 @@ def test_oauth_read_scope_sees_only_read_only_tools(
     url = oauth_server.url
 
     async def body() -> tuple[Any, Any, Any, MCPError]:
-        async with session(url, mode, {"Authorization": f"Bearer {issuer.token(url)}"}) as client:
+        async with era_session(url, mode, {"Authorization": f"Bearer {issuer.token(url)}"}) as client:
             every = await client.list_tools()
-        async with session(
+        async with era_session(
             url, mode, {"Authorization": f"Bearer {issuer.token(url, scope='mcp:read')}"}
         ) as client:
             listing = await client.list_tools()
@@ -279,30 +248,39 @@ def echo(record: Recorded) -> Reply:
     return Reply(body=json.dumps({"id": record.path, "name": f"key {record.header('X-API-Key')}"}).encode())
 
 
-def test_from_request_credentials_stay_with_their_own_session(petstore: Generated, tmp_path: Path) -> None:
-    upstream = RecordingUpstream(routes={"/pets/": echo}).start()
-    env = {"API_KEY_KEY": "server-own-key", "CREDENTIALS": "from-request"}
-    server = serve(petstore, upstream, tmp_path, [], **env)
-    users = {"ann": "ann-secret-key-1", "bob": "bob-secret-key-2"}
-    results: dict[str, list[Any]] = {user: [] for user in users}
-
-    async def one_user(user: str, mode: str) -> None:
-        async with session(server.url, mode, {"X-Upstream-Authorization": users[user]}) as client:
-            for number in range(6):
-                results[user].append(await client.call_tool("showPetById", {"petId": f"{user}-{number}"}))
-
-    async def body() -> Any:
-        async with anyio.create_task_group() as group:
-            group.start_soon(one_user, "ann", "legacy")
-            group.start_soon(one_user, "bob", "modern")
-        async with session(server.url, "legacy") as client:
-            return await client.call_tool("showPetById", {"petId": "nobody"})
-
+@contextmanager
+def from_request(
+    petstore: Generated, answer: Responder, tmp_path: Path, **env: str
+) -> Iterator[tuple[RecordingUpstream, HttpServer]]:
+    """An upstream that answers GET /pets/... with `answer`, and the petstore package with
+    `--credentials from-request` on HTTP in front of it; both stopped afterwards."""
+    upstream = RecordingUpstream(routes={"/pets/": answer}).start()
+    server = serve(petstore, upstream, tmp_path, [], CREDENTIALS="from-request", **env)
     try:
-        without = run_async(body)
+        yield upstream, server
     finally:
         server.stop()
         upstream.stop()
+
+
+def test_from_request_credentials_stay_with_their_own_session(petstore: Generated, tmp_path: Path) -> None:
+    users = {"ann": "ann-secret-key-1", "bob": "bob-secret-key-2"}
+    results: dict[str, list[Any]] = {user: [] for user in users}
+    with from_request(petstore, echo, tmp_path, API_KEY_KEY="server-own-key") as (upstream, server):
+
+        async def one_user(user: str, mode: str) -> None:
+            async with era_session(server.url, mode, {"X-Upstream-Authorization": users[user]}) as client:
+                for number in range(6):
+                    results[user].append(await client.call_tool("showPetById", {"petId": f"{user}-{number}"}))
+
+        async def body() -> Any:
+            async with anyio.create_task_group() as group:
+                group.start_soon(one_user, "ann", "legacy")
+                group.start_soon(one_user, "bob", "modern")
+            async with era_session(server.url, "legacy") as client:
+                return await client.call_tool("showPetById", {"petId": "nobody"})
+
+        without = run_async(body)
     seen = [(r.path.split("/")[-1].split("-")[0], r.header("X-API-Key")) for r in upstream.requests]
     assert sorted(seen) == sorted([("ann", users["ann"])] * 6 + [("bob", users["bob"])] * 6)
     for calls in results.values():
@@ -324,18 +302,13 @@ def test_a_non_ascii_request_credential_reaches_the_api_as_sent_and_is_scrubbed(
         sent = (record.header("X-API-Key") or "").encode("latin-1")
         return Reply(401, b"unknown key " + sent, (("Content-Type", "text/plain; charset=utf-8"),))
 
-    upstream = RecordingUpstream(routes={"/pets/": echo_raw}).start()
-    server = serve(petstore, upstream, tmp_path, [], CREDENTIALS="from-request")
+    with from_request(petstore, echo_raw, tmp_path) as (upstream, server):
 
-    async def body() -> Any:
-        async with session(server.url, "legacy", {"X-Upstream-Authorization": raw}) as client:
-            return await client.call_tool("showPetById", {"petId": "p1"})
+        async def body() -> Any:
+            async with era_session(server.url, "legacy", {"X-Upstream-Authorization": raw}) as client:
+                return await client.call_tool("showPetById", {"petId": "p1"})
 
-    try:
         result = run_async(body)
-    finally:
-        server.stop()
-        upstream.stop()
     assert [(r.header("X-API-Key") or "").encode("latin-1") for r in upstream.requests] == [raw]
     shown, log = text_of(result), read_text(server.log)
     assert result.is_error and "unknown key [REDACTED]" in shown, shown

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import NPM_MODULES, REPO, NodeTools, ServerVenv, generator_command, run_async, stdio_session
+from e2e_support import NPM_MODULES, REPO, NodeTools, generator_command
+from mcp_support import run_async, stdio_session
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 

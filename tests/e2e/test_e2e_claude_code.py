@@ -15,18 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from e2e_support import (
-    NPM_MODULES,
-    REPO,
-    SETUP_HINT,
-    Generated,
-    HttpServer,
-    Packages,
-    ServerVenv,
-    generator_command,
-    read_text,
-)
+from e2e_support import NPM_MODULES, REPO, SETUP_HINT, Generated, generator_command, read_text
+from http_support import HttpServer
 from server_deps import runtime_options, selected_runtime, uv_command, uv_env
+from venv_support import ServerVenv
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(600)]
 CLAUDE = NPM_MODULES / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
@@ -89,11 +81,6 @@ def claude(server_venv: ServerVenv, tmp_path: Path) -> ClaudeCode:
     (tmp_path / "project").mkdir()
     path = os.pathsep.join([str(bin_dir), str(server_venv.python.parent), os.environ.get("PATH", "")])
     return ClaudeCode(tmp_path / "home", tmp_path / "project", path)
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
 
 
 def add_lines(text: str) -> list[str]:

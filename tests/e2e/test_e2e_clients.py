@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 from client_venvs import SCRIPTS, ClientVenv
-from e2e_support import ServerVenv, default_env_prefix, file_lock, minimal_env, run_tool
+from e2e_support import default_env_prefix, minimal_env, run_tool
 from test_e2e_corpus import PREFIX, Build, corpus_builds, names, packages_dir
+from venv_support import ServerVenv, file_lock
 
 from openapi2mcp.emit.listing import enforced_input
 

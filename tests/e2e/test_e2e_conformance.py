@@ -10,17 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
-    Finished,
-    Generated,
-    HttpServer,
-    NodeTools,
-    Packages,
-    Prism,
-    Prisms,
-    minimal_env,
-    run_tool,
-)
+from e2e_support import Finished, Generated, NodeTools, Packages, minimal_env, run_tool
+from http_support import HttpServer
+from prism_support import Prism, Prisms
 
 pytestmark = pytest.mark.e2e
 

@@ -25,7 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import e2e_support
+import mcp_support
 import pytest
 from corpus_prism import (
     PRISM_CANNOT_JUDGE,
@@ -37,20 +37,13 @@ from corpus_prism import (
     spec_facts,
 )
 from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs, sampled
-from e2e_support import (
-    Generated,
-    NodeTools,
-    Prism,
-    ServerVenv,
-    default_env_prefix,
-    file_lock,
-    generator_command,
-    run_async,
-    stdio_session,
-)
+from e2e_support import Generated, NodeTools, default_env_prefix, generator_command
+from mcp_support import run_async, stdio_session
+from prism_support import Prism
 from server_deps import runtime_options
 from test_e2e_inspector import inspector
 from test_e2e_property import run_calls
+from venv_support import ServerVenv, file_lock
 
 pytestmark = pytest.mark.e2e
 
@@ -150,8 +143,8 @@ def corpus_builds(
 @pytest.fixture(autouse=True)
 def patient_client(monkeypatch: pytest.MonkeyPatch) -> None:
     """A large spec's first tools/list can take seconds on 2 busy cores: the client's usual 30 s
-    per request (e2e_support.CALL_TIMEOUT, read when a session starts) leaves little margin."""
-    monkeypatch.setattr(e2e_support, "CALL_TIMEOUT", LIST_TIMEOUT)
+    per request (mcp_support.CALL_TIMEOUT, read when a session starts) leaves little margin."""
+    monkeypatch.setattr(mcp_support, "CALL_TIMEOUT", LIST_TIMEOUT)
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import CLIENT_MODES, Generated, Packages, dump, run_async, stdio_session, text_of
+from e2e_support import Generated, Packages, dump
+from mcp_support import CLIENT_MODES, run_async, stdio_session, text_of
 from recording_upstream import RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e

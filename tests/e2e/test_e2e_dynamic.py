@@ -14,35 +14,16 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from e2e_support import (
-    CALL_TIMEOUT,
-    CLIENT_MODES,
-    Generated,
-    HttpServer,
-    Packages,
-    Prism,
-    Prisms,
-    http_session,
-    run_async,
-    stdio_session,
-    text_of,
-)
+from e2e_support import Generated
+from http_support import HttpServer, http_session
+from mcp_support import CALL_TIMEOUT, CLIENT_MODES, MODES, run_async, stdio_session, text_of
+from petstore_support import PETSTORE_TOOLS
+from prism_support import Prism
 
 pytestmark = pytest.mark.e2e
-MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
 API_KEY = "e2e-dynamic-key-0015"
 META = ["search_tools", "describe_tools", "call_tool"]
 READ_ONLY = ["listPets", "showPetById", "get_health"]
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
-
-
-@pytest.fixture(scope="module")
-def prism(prisms: Prisms) -> Prism:
-    return prisms.get("petstore.yaml")
 
 
 async def search_describe_call(client: Any) -> tuple[list[str], Any, Any, Any]:
@@ -233,14 +214,4 @@ def test_enable_toolsets_sends_list_changed(
     assert (
         changes.count("ToolListChangedNotification" if client_mode == "legacy" else "ToolsListChanged") == 1
     )
-    assert after == [
-        "listPets",
-        "createPet",
-        "showPetById",
-        "replacePet",
-        "deletePet",
-        "renamePet",
-        "get_health",
-        "list_toolsets",
-        "enable_toolsets",
-    ]
+    assert after == [*PETSTORE_TOOLS, "list_toolsets", "enable_toolsets"]

@@ -13,19 +13,10 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import pytest
-from e2e_support import (
-    SPECS,
-    Generated,
-    Packages,
-    ServerVenv,
-    generate_and_install,
-    minimal_env,
-    run_async,
-    run_tool,
-    stdio_session,
-    text_of,
-)
+from e2e_support import SPECS, Generated, Packages, generate_and_install, minimal_env, run_tool
+from mcp_support import run_async, stdio_session, text_of
 from recording_upstream import RecordingUpstream, Reply
+from venv_support import ServerVenv
 
 from openapi2mcp.load.source import load_source
 

@@ -5,26 +5,20 @@ one line per call."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import Packages, run_async, stdio_session, text_of
+from e2e_support import Packages
+from mcp_support import run_async, stdio_session, text_of
+from module_files import import_file
 
 pytestmark = pytest.mark.e2e
 
 
 def _fault_module() -> Any:
-    if "fault_upstream" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "runtime" / "fault_upstream.py"
-        spec = importlib.util.spec_from_file_location("fault_upstream", path)
-        assert spec is not None and spec.loader is not None
-        sys.modules["fault_upstream"] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules["fault_upstream"]
+    return import_file("fault_upstream", "runtime/fault_upstream.py")
 
 
 def test_faults_through_a_generated_server_over_stdio(packages: Packages, tmp_path: Path) -> None:

@@ -13,21 +13,16 @@ import base64
 import json
 import re
 from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from e2e_support import (
-    Generated,
-    Packages,
-    dump,
-    run_async,
-    stdio_session,
-    text_of,
-)
-from recording_upstream import Recorded, RecordingUpstream, Reply
+from e2e_support import Generated, Packages, dump
+from mcp_support import run_async, stdio_session, text_of
+from recording_upstream import Recorded, RecordingUpstream, Reply, Responder
 
 pytestmark = pytest.mark.e2e
 
@@ -240,11 +235,8 @@ def fidelity(packages: Packages) -> Generated:
 
 @pytest.fixture(scope="module")
 def upstream() -> Iterator[RecordingUpstream]:
-    server = RecordingUpstream(routes=dict(ROUTES)).start()
-    try:
+    with RecordingUpstream(routes=dict(ROUTES)) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def server_env(fidelity: Generated, upstream: RecordingUpstream, **extra: str) -> dict[str, str]:
@@ -263,6 +255,11 @@ def server_env(fidelity: Generated, upstream: RecordingUpstream, **extra: str) -
         OAUTH_CODE_TOKEN=READY_TOKEN,
         **extra,
     )
+
+
+def session(fidelity: Generated, env: dict[str, str], tmp_path: Path) -> AbstractAsyncContextManager[Any]:
+    """A stdio client session on the fidelity server, its stderr in tmp_path/server.stderr."""
+    return stdio_session(fidelity.command, env=env, errlog=tmp_path / "server.stderr")
 
 
 @pytest.fixture(scope="module")
@@ -667,7 +664,7 @@ def test_timeout_and_response_cap(fidelity: Generated, upstream: RecordingUpstre
     env = server_env(fidelity, upstream, TIMEOUT="1", MAX_RESPONSE_BYTES="100")
 
     async def body() -> list[Any]:
-        async with stdio_session(fidelity.command, env=env, errlog=tmp_path / "server.stderr") as client:
+        async with session(fidelity, env, tmp_path) as client:
             return [
                 await client.call_tool("respSlow", {}),
                 await client.call_tool("respObject", {}),
@@ -690,25 +687,29 @@ def test_timeout_and_response_cap(fidelity: Generated, upstream: RecordingUpstre
 # ---- OAuth2: a 401 on a fetched token fetches a new one, once ------------------------------------
 
 
-@pytest.fixture
-def rotating() -> Iterator[RecordingUpstream]:
-    """Issues token-1, token-2, ...; the API refuses token-1 with 401 (revoked early)."""
+def token_endpoint(prefix: str, expires_in: int) -> Responder:
+    """An OAuth2 token endpoint that issues PREFIX-1, PREFIX-2, ..., each for `expires_in` seconds."""
     issued: list[str] = []
 
     def token(_: Recorded) -> Reply:
-        issued.append(f"rotating-token-{len(issued) + 1}")
-        return Reply(200, json.dumps({"access_token": issued[-1], "expires_in": 3600}).encode())
+        issued.append(f"{prefix}-{len(issued) + 1}")
+        return Reply(200, json.dumps({"access_token": issued[-1], "expires_in": expires_in}).encode())
+
+    return token
+
+
+@pytest.fixture
+def rotating() -> Iterator[RecordingUpstream]:
+    """Issues token-1, token-2, ...; the API refuses token-1 with 401 (revoked early)."""
 
     def api(record: Recorded) -> Reply:
         if record.header("Authorization") == "Bearer rotating-token-1":
             return Reply(401, b'{"error": "invalid_token"}')
         return Reply(200, b'{"ok": true}')
 
-    server = RecordingUpstream(routes={"/oauth/token": token, f"{BASE_PATH}/auth/oauth-cc": api}).start()
-    try:
+    routes = {"/oauth/token": token_endpoint("rotating-token", 3600), f"{BASE_PATH}/auth/oauth-cc": api}
+    with RecordingUpstream(routes=routes) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_oauth2_token_fetched_again_after_401(
@@ -717,7 +718,7 @@ def test_oauth2_token_fetched_again_after_401(
     env = server_env(fidelity, rotating)
 
     async def body() -> Any:
-        async with stdio_session(fidelity.command, env=env, errlog=tmp_path / "server.stderr") as client:
+        async with session(fidelity, env, tmp_path) as client:
             return await client.call_tool("authOauthClientCredentials", {})
 
     result = run_async(body)
@@ -736,17 +737,8 @@ def test_oauth2_token_fetched_again_after_401(
 @pytest.fixture
 def expiring() -> Iterator[RecordingUpstream]:
     """Issues tokens that expire after 1 second."""
-    issued: list[str] = []
-
-    def token(_: Recorded) -> Reply:
-        issued.append(f"short-token-{len(issued) + 1}")
-        return Reply(200, json.dumps({"access_token": issued[-1], "expires_in": 1}).encode())
-
-    server = RecordingUpstream(routes={"/oauth/token": token}).start()
-    try:
+    with RecordingUpstream(routes={"/oauth/token": token_endpoint("short-token", 1)}) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def test_oauth2_token_fetched_again_after_expiry(
@@ -755,7 +747,7 @@ def test_oauth2_token_fetched_again_after_expiry(
     env = server_env(fidelity, expiring)
 
     async def body() -> list[Any]:
-        async with stdio_session(fidelity.command, env=env, errlog=tmp_path / "server.stderr") as client:
+        async with session(fidelity, env, tmp_path) as client:
             first = await client.call_tool("authOauthClientCredentials", {})
             second = await client.call_tool("authOauthClientCredentials", {})
             await anyio.sleep(1.2)
@@ -796,11 +788,8 @@ def echo_escaped(record: Recorded) -> Reply:
 
 @pytest.fixture
 def escaping_echo() -> Iterator[RecordingUpstream]:
-    server = RecordingUpstream(routes={f"{BASE_PATH}/auth/": echo_escaped}).start()
-    try:
+    with RecordingUpstream(routes={f"{BASE_PATH}/auth/": echo_escaped}) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def escaped_echo_call(

@@ -38,8 +38,10 @@ from pathlib import Path
 import pytest
 from corpus_prism import plan_calls, spec_facts
 from corpus_specs import CorpusSpec, folder_specs
-from e2e_support import NodeTools, Prism, ServerVenv, generate_and_install, tail
+from e2e_support import NodeTools, generate_and_install, tail
+from prism_support import Prism
 from test_e2e_property import run_calls
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 

@@ -12,35 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
-    SPECS,
-    Generated,
-    ServerVenv,
-    default_env_prefix,
-    dump,
-    generate,
-    minimal_env,
-    read_text,
-    run_async,
-    run_tool,
-    stdio_session,
-    text_of,
-)
+from e2e_support import SPECS, Generated, default_env_prefix, dump, generate, minimal_env, read_text, run_tool
+from mcp_support import run_async, stdio_session, text_of
+from petstore_support import PETSTORE_TOOLS
 from recording_upstream import RecordingUpstream, Reply, Responder
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 
 NAME = "hookstore"
 API_KEY = "e2e-hooks-api-key-0042"
-GENERATED_TOOLS = [
-    "listPets",
-    "createPet",
-    "showPetById",
-    "replacePet",
-    "deletePet",
-    "renamePet",
-    "get_health",
-]
 COUNT_INPUT = {
     "type": "object",
     "properties": {"limit": {"type": "integer", "minimum": 1}},
@@ -135,7 +116,7 @@ def test_hooks_change_requests_and_results_and_add_tools(
             return listing, [await client.call_tool(name, args) for name, args in calls]
 
     listing, (pet, count, broken) = run_async(body)
-    assert [tool.name for tool in listing.tools] == [*GENERATED_TOOLS, "countPets", "broken"]
+    assert [tool.name for tool in listing.tools] == [*PETSTORE_TOOLS, "countPets", "broken"]
     assert listing.tools[-2].model_dump(by_alias=True, exclude_none=True) == {
         "name": "countPets",
         "description": "How many pets listPets gives, at most `limit`.",

@@ -18,26 +18,16 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
-from e2e_support import (
-    CALL_TIMEOUT,
-    CLIENT_MODES,
-    INITIALIZE,
-    Generated,
-    HttpServer,
-    Packages,
-    minimal_env,
-    run_async,
-    wait_until,
-)
+from e2e_support import Generated, Packages, minimal_env, wait_until
+from http_support import ACCEPT, INITIALIZE, HttpServer, era_session
+from mcp_support import CALL_TIMEOUT, CLIENT_MODES, LEGACY_VERSION, run_async
+from petstore_support import PETSTORE_TOOLS
 from recording_upstream import RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
 TOKEN = "hostile-peer-token"
 OTHER = "another-clients-token"
 THIRD = "a-third-clients-token"
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-LEGACY = CLIENT_MODES["legacy"][1]
-PETSTORE_TOOLS = 7
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +44,7 @@ def server(packages: Packages, tmp_path_factory: pytest.TempPathFactory) -> Iter
 def post(
     server: HttpServer, message: dict[str, Any] | bytes, session: str | None = None, token: str = TOKEN
 ) -> httpx2.Response:
-    headers = {**ACCEPT, "Authorization": f"Bearer {token}", "MCP-Protocol-Version": LEGACY}
+    headers = {**ACCEPT, "Authorization": f"Bearer {token}", "MCP-Protocol-Version": LEGACY_VERSION}
     if session is not None:
         headers["Mcp-Session-Id"] = session
     body = message if isinstance(message, bytes) else json.dumps(message).encode()
@@ -72,14 +62,8 @@ def legacy_session(server: HttpServer, token: str = TOKEN) -> str:
 
 
 async def listed_names(server: HttpServer, mode: str) -> list[str]:
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=CALL_TIMEOUT) as http:
-        transport = streamable_http_client(server.url, http_client=http)
-        async with Client(transport, mode=CLIENT_MODES[mode][0], read_timeout_seconds=CALL_TIMEOUT) as client:
-            return [tool.name for tool in (await client.list_tools()).tools]
+    async with era_session(server.url, mode, {"Authorization": f"Bearer {TOKEN}"}) as client:
+        return [tool.name for tool in (await client.list_tools()).tools]
 
 
 # A notification (no id) and ids the SDK reads as none: JSON-RPC ids are strings or integers.
@@ -99,9 +83,9 @@ def test_a_notification_shaped_tools_list_gets_202_and_blanks_no_later_list(
     answer = post(server, message, session)
     assert (answer.status_code, answer.content) == (202, b"")
     listed = post(server, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, session)
-    assert len(_sse_or_json(listed)["result"]["tools"]) == PETSTORE_TOOLS
+    assert len(_sse_or_json(listed)["result"]["tools"]) == len(PETSTORE_TOOLS)
     for mode in CLIENT_MODES:
-        assert len(run_async(lambda mode=mode: listed_names(server, mode))) == PETSTORE_TOOLS
+        assert len(run_async(lambda mode=mode: listed_names(server, mode))) == len(PETSTORE_TOOLS)
 
 
 def _sse_or_json(answer: httpx2.Response) -> dict[str, Any]:
@@ -169,7 +153,7 @@ async def served_within(server: HttpServer, seconds: float) -> float:
         async with httpx2.AsyncClient(headers=headers, timeout=seconds) as http:
             transport = streamable_http_client(server.url, http_client=http)
             async with Client(transport, mode="legacy", read_timeout_seconds=seconds) as client:
-                assert len((await client.list_tools()).tools) == PETSTORE_TOOLS
+                assert len((await client.list_tools()).tools) == len(PETSTORE_TOOLS)
                 result = await client.call_tool("listPets", {})
                 assert not result.is_error, result
     return time.monotonic() - started
@@ -240,7 +224,7 @@ def test_sessions_past_the_limit_get_503_and_open_ones_are_still_served(limited:
     refused = post(limited, INITIALIZE, token=THIRD)
     assert refused.status_code == 503, refused.text
     listed = post(limited, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, sessions[0])
-    assert len(_sse_or_json(listed)["result"]["tools"]) == PETSTORE_TOOLS
+    assert len(_sse_or_json(listed)["result"]["tools"]) == len(PETSTORE_TOOLS)
 
 
 def test_sigterm_ends_the_server_with_a_call_in_flight(

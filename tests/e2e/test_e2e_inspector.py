@@ -9,17 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
-    SPECS,
-    Finished,
-    Generated,
-    NodeTools,
-    Packages,
-    Prism,
-    Prisms,
-    minimal_env,
-    run_tool,
-)
+from e2e_support import SPECS, Finished, Generated, NodeTools, Packages, minimal_env, run_tool
+from prism_support import Prism, Prisms
 
 pytestmark = pytest.mark.e2e
 

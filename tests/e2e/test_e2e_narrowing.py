@@ -5,38 +5,26 @@ HTTP, an empty X-MCP-* narrowing header is refused as a bad value is."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from e2e_support import (
-    Generated,
-    HttpServer,
-    Packages,
-    minimal_env,
-    run_async,
-    run_tool,
-    stdio_session,
-)
+from e2e_support import Generated, minimal_env, run_tool
+from http_support import HttpServer
 from mcp import MCPError
-from recording_upstream import RecordingUpstream, Reply
+from mcp_support import run_async, stdio_session
+from petstore_support import PETS, pets_upstream
+from recording_upstream import RecordingUpstream
 
 pytestmark = pytest.mark.e2e
-
-PETS = [{"id": "rex-1", "name": "Rex"}]
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
 
 
 @pytest.fixture
 def upstream() -> Iterator[RecordingUpstream]:
-    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
+    """The petstore's upstream, fresh for each test (the tests check the requests it saw)."""
+    with pets_upstream() as recording:
         yield recording
 
 

@@ -18,9 +18,11 @@ from typing import Any
 
 import httpx2
 import pytest
-from e2e_support import CALL_TIMEOUT, CLIENT_MODES, Generated, HttpServer, Packages, run_async
-from recording_upstream import RecordingUpstream, Reply
-from test_e2e_auth import PETS, post_initialize, session
+from e2e_support import Generated
+from http_support import HttpServer, era_session, post_initialize
+from mcp_support import CALL_TIMEOUT, CLIENT_MODES, run_async
+from petstore_support import PETS
+from recording_upstream import RecordingUpstream
 
 jwt = pytest.importorskip("jwt")
 rsa = pytest.importorskip("cryptography.hazmat.primitives.asymmetric.rsa")
@@ -118,17 +120,6 @@ class StandIn:
             self._server = None
 
 
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[RecordingUpstream]:
-    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
-        yield recording
-
-
 @pytest.fixture
 def stand_in(request: pytest.FixtureRequest) -> Iterator[StandIn]:
     made = StandIn(request.param).start()
@@ -153,7 +144,7 @@ def bearer(token: str) -> dict[str, str]:
 
 def serves_a_client(server: HttpServer, token: str, mode: str) -> None:
     async def body() -> Any:
-        async with session(server.url, mode, bearer(token)) as client:
+        async with era_session(server.url, mode, bearer(token)) as client:
             return await client.list_tools(), await client.call_tool("listPets", {})
 
     listing, pets = run_async(body)

@@ -10,18 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
-    Generated,
-    Packages,
-    Prism,
-    Prisms,
-    dump,
-    minimal_env,
-    run_async,
-    run_tool,
-    stdio_session,
-    text_of,
-)
+from e2e_support import Generated, dump, minimal_env, run_tool
+from mcp_support import run_async, stdio_session, text_of
+from prism_support import Prism, Prisms
 from server_deps import selected_runtime
 
 from openapi2mcp.cli.resolve import import_clash
@@ -29,11 +20,6 @@ from openapi2mcp.cli.resolve import import_clash
 pytestmark = pytest.mark.e2e
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json")
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
 
 
 def installed_dir(package: Generated, cwd: Path) -> Path:

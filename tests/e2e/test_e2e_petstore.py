@@ -10,22 +10,11 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import (
-    CLIENT_MODES,
-    Generated,
-    HttpServer,
-    Packages,
-    Prism,
-    Prisms,
-    dump,
-    free_port,
-    http_session,
-    run_async,
-    stdio_session,
-    tail,
-    text_of,
-)
+from e2e_support import Generated, dump, free_port, tail
+from http_support import HttpServer, http_session
 from mcp import MCPError
+from mcp_support import CLIENT_MODES, MODES, run_async, stdio_session, text_of
+from prism_support import Prism
 from recording_upstream import Recorded, RecordingUpstream, Reply
 
 pytestmark = pytest.mark.e2e
@@ -75,18 +64,6 @@ INVALID_CALLS: list[tuple[str, dict[str, Any], str]] = [
     ("createPet", {"name": "Rex", "colour": "brown"}, "colour"),  # unknown argument
     ("renamePet", {"petId": "rex-1", "name": ""}, "name"),  # minLength
 ]
-
-MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
-
-
-@pytest.fixture(scope="module")
-def prism(prisms: Prisms) -> Prism:
-    return prisms.get("petstore.yaml")
 
 
 def session(petstore: Generated, mode: str, env: dict[str, str], tmp_path: Path) -> Any:

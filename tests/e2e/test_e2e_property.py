@@ -26,21 +26,9 @@ from typing import Any
 import httpx
 import pytest
 from argument_strategies import draw_arguments
-from e2e_support import (
-    SPECS,
-    Generated,
-    Packages,
-    Prism,
-    PrismRequest,
-    Prisms,
-    dump,
-    read_text,
-    run_async,
-    stdio_session,
-    tail,
-    text_of,
-    wait_until,
-)
+from e2e_support import SPECS, Generated, Packages, dump, read_text, tail, wait_until
+from mcp_support import run_async, stdio_session, text_of
+from prism_support import Prism, PrismRequest, Prisms
 
 from openapi2mcp.emit.listing import enforced_input
 

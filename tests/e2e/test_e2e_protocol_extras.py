@@ -11,17 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import (
-    CALL_TIMEOUT,
-    CLIENT_MODES,
-    Generated,
-    HttpServer,
-    ServerVenv,
-    generate_and_install,
-    run_async,
-    stdio_session,
-)
+from e2e_support import Generated, generate_document
+from http_support import HttpServer
+from mcp_support import CALL_TIMEOUT, CLIENT_MODES, run_async, stdio_session
 from recording_upstream import RecordingUpstream, Reply
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 
@@ -44,10 +38,7 @@ SPEC = {
 
 @pytest.fixture(scope="module")
 def package(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> Generated:
-    workdir = tmp_path_factory.mktemp("gen-extras")
-    spec = workdir / "extras.json"
-    spec.write_text(json.dumps(SPEC), "utf-8")
-    return generate_and_install(spec, workdir, server_venv, "extras")
+    return generate_document(SPEC, "extras", server_venv, tmp_path_factory)
 
 
 @pytest.fixture

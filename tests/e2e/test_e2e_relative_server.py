@@ -7,13 +7,14 @@ doubled. The recording upstream records the exact path each call reached. With i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from e2e_support import Generated, ServerVenv, generate_and_install, run_async, stdio_session, text_of
+from e2e_support import Generated, generate_document
+from mcp_support import run_async, stdio_session, text_of
 from recording_upstream import RecordingUpstream, Reply
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 
@@ -70,23 +71,14 @@ def upstream() -> Iterator[RecordingUpstream]:
         yield recording
 
 
-def _package(
-    document: dict[str, Any], name: str, venv: ServerVenv, factory: pytest.TempPathFactory
-) -> Generated:
-    workdir = factory.mktemp(f"gen-{name}")
-    spec = workdir / f"{name}.json"
-    spec.write_text(json.dumps(document), "utf-8")
-    return generate_and_install(spec, workdir, venv, name)
-
-
 @pytest.fixture(scope="module")
 def swagger(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> Generated:
-    return _package(SWAGGER, "selfswagger", server_venv, tmp_path_factory)
+    return generate_document(SWAGGER, "selfswagger", server_venv, tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def oas3(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> Generated:
-    return _package(OAS3, "selfoas", server_venv, tmp_path_factory)
+    return generate_document(OAS3, "selfoas", server_venv, tmp_path_factory)
 
 
 def _paths(

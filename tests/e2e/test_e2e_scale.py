@@ -19,44 +19,26 @@ from typing import Any
 import httpx2
 import pytest
 from e2e_support import (
-    CALL_TIMEOUT,
-    CLIENT_MODES,
     START_TIMEOUT,
     Generated,
-    HttpServer,
-    Packages,
     accepts_connections,
     free_port,
-    http_session,
     kill_group,
     minimal_env,
     read_text,
-    run_async,
     run_tool,
     tail,
-    text_of,
     wait_until,
 )
+from http_support import ACCEPT, HttpServer, era_session, http_session
 from mcp import MCPError
-from recording_upstream import RecordingUpstream, Reply
+from mcp_support import CALL_TIMEOUT, MODES, run_async, text_of
+from petstore_support import PETS
+from recording_upstream import RecordingUpstream
 
 pytestmark = pytest.mark.e2e
-MODES = pytest.mark.parametrize("mode", list(CLIENT_MODES))
-PETS = [{"id": "rex-1", "name": "Rex"}]
 TOKEN = "a-long-random-test-token"
-ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 NOBODY = 65534  # the unprivileged user the image's command runs as when the tests run as root
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[RecordingUpstream]:
-    with RecordingUpstream(routes={"/pets": Reply(body=json.dumps(PETS).encode())}) as recording:
-        yield recording
 
 
 def rpc(method: str, params: dict[str, Any], id_: int = 1) -> dict[str, Any]:
@@ -148,14 +130,8 @@ def test_the_image_command_serves_healthz_and_authenticated_tools(
 
 async def authorized_tools(url: str) -> Any:
     """tools/list by the official client, with the bearer token."""
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=CALL_TIMEOUT) as http:
-        transport = streamable_http_client(url, http_client=http)
-        async with Client(transport, read_timeout_seconds=CALL_TIMEOUT) as client:
-            return await client.list_tools()
+    async with http_session(url, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        return await client.list_tools()
 
 
 def docker_works() -> str | None:
@@ -250,7 +226,7 @@ def test_stateless_workers_serve_a_client_and_refuse_per_session_state(
     workers: HttpServer, upstream: RecordingUpstream, mode: str
 ) -> None:
     async def body() -> tuple[Any, Any, Any]:
-        async with http_session(workers.url, CLIENT_MODES[mode][0]) as client:
+        async with era_session(workers.url, mode) as client:
             listed = await client.list_tools()
             called = await client.call_tool("listPets", {})
             refused: Any = None

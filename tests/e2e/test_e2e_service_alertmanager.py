@@ -16,8 +16,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from e2e_support import ServerVenv, generate_and_install
+from e2e_support import generate_and_install
 from services_support import OVER_STDIO_AND_HTTP, Caller, Driven, Service, Tools, http, installed, uncalled
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import ServerVenv, generate_and_install
+from e2e_support import generate_and_install
 from services_support import (
     OVER_EVERY_TRANSPORT,
     OVER_STDIO_AND_HTTP,
@@ -32,6 +32,7 @@ from services_support import (
     text_blocks,
     uncalled,
 )
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 

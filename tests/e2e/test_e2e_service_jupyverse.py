@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import ServerVenv
 from services_support import (
     OVER_STDIO_AND_HTTP,
     Caller,
@@ -29,6 +28,7 @@ from services_support import (
     text_blocks,
     uncalled,
 )
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import Generated, HttpServer, Packages, dump, http_session, run_async
+from e2e_support import Generated, dump
+from http_support import HttpServer, http_session
+from mcp_support import run_async
 
 pytestmark = pytest.mark.e2e
 
@@ -83,11 +85,6 @@ def huge_upstream() -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(10)
-
-
-@pytest.fixture(scope="module")
-def petstore(packages: Packages) -> Generated:
-    return packages.get("petstore.yaml")
 
 
 def _peak_kib(pid: int) -> int:

@@ -11,20 +11,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from e2e_support import (
-    CLIENT_MODES,
-    Generated,
-    HttpServer,
-    ServerVenv,
-    generate_and_install,
-    generator_command,
-    http_session,
-    minimal_env,
-    run_async,
-    run_tool,
-    stdio_session,
-    text_of,
-)
+from e2e_support import Generated, generate_document, generator_command, minimal_env, run_tool
+from http_support import HttpServer, http_session
+from mcp_support import CLIENT_MODES, run_async, stdio_session, text_of
+from venv_support import ServerVenv
 
 pytestmark = pytest.mark.e2e
 
@@ -53,10 +43,7 @@ MESSAGE = (
 
 @pytest.fixture(scope="module")
 def package(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> Generated:
-    workdir = tmp_path_factory.mktemp("gen-unconfigured")
-    spec = workdir / "unconfigured.json"
-    spec.write_text(json.dumps(SPEC), "utf-8")
-    return generate_and_install(spec, workdir, server_venv, "unconfigured")
+    return generate_document(SPEC, "unconfigured", server_venv, tmp_path_factory)
 
 
 def only_path() -> dict[str, str]:

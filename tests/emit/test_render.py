@@ -448,18 +448,15 @@ def test_hooks_py_is_black_clean_compiles_and_carries_no_generated_header() -> N
     assert "openapi2mcp created this file once and never overwrites it" in text
 
 
+# What hooks_api exports, in order: hooks.py imports them all.
+HOOKS_API_NAMES = ["Call", "HookError", "Hooks", "ModelMismatch", "Request", "Result"]
+
+
 def test_hooks_py_defines_hooks_and_imports_only_what_hooks_api_exports() -> None:
     tree = ast.parse(starters()["t/hooks.py"])
     imports = [node for node in tree.body if isinstance(node, ast.ImportFrom)]
     assert [(node.module, node.level) for node in imports] == [("__future__", 0), ("hooks_api", 1)]
-    assert [alias.name for alias in imports[1].names] == [
-        "Call",
-        "HookError",
-        "Hooks",
-        "ModelMismatch",
-        "Request",
-        "Result",
-    ]
+    assert [alias.name for alias in imports[1].names] == HOOKS_API_NAMES
     code = [node for node in tree.body if not isinstance(node, ast.ImportFrom | ast.Expr)]
     assert [ast.unparse(node) for node in code] == ["hooks = Hooks()"]
     exported = ast.parse((REPO / "openapi2mcp_runtime/hooks/api.py").read_text("utf-8"))
@@ -468,14 +465,7 @@ def test_hooks_py_defines_hooks_and_imports_only_what_hooks_api_exports() -> Non
         for node in exported.body
         if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__"
     ]
-    assert sorted(ast.literal_eval(names)) == [
-        "Call",
-        "HookError",
-        "Hooks",
-        "ModelMismatch",
-        "Request",
-        "Result",
-    ]
+    assert sorted(ast.literal_eval(names)) == HOOKS_API_NAMES
 
 
 def test_the_examples_of_hooks_py_and_the_readme_name_the_first_tool() -> None:

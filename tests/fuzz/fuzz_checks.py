@@ -3,7 +3,6 @@ files that compile, a package that imports and lists its tools, tool names valid
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import sys
@@ -11,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp
 import yaml
+from generated_servers import listed_tools
 from hypothesis import HealthCheck, settings
 
 from openapi2mcp import pipeline
@@ -89,12 +88,4 @@ def listed(out: Path) -> list[str]:
 
 
 async def _list_tools() -> list[str]:
-    server = importlib.import_module(f"{PACKAGE}.server")
-    settings = server.COMMAND.settings({"FUZZED_MODE": "static"}, base_url="http://127.0.0.1:9")
-    tools = server.COMMAND.load_tools(settings)
-    try:
-        built = server.COMMAND.build_server(tools)
-        async with mcp.Client(built) as client:
-            return [tool.name for tool in (await client.list_tools()).tools]
-    finally:
-        await tools.aclose()
+    return [tool.name for tool in await listed_tools(PACKAGE, {"FUZZED_MODE": "static"})]

@@ -4,7 +4,6 @@ its tools; the text reaches the agent verbatim, sits in the files only as data, 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import sys
 from collections.abc import Iterator
@@ -12,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import mcp
 import pytest
 import yaml
+from generated_servers import listed_tools
 from hostile_support import generate, write_json
 
 pytestmark = pytest.mark.timeout(60)
@@ -111,18 +110,6 @@ def imported(tmp_path: Path) -> Iterator[list[str]]:
         for key in [key for key in sys.modules if key == name or key.startswith(name + ".")]:
             del sys.modules[key]
     sys.path[:] = [entry for entry in sys.path if not entry.startswith(str(tmp_path))]
-
-
-async def listed_tools(package: str) -> list[Any]:
-    server = importlib.import_module(f"{package}.server")
-    settings = server.COMMAND.settings({}, base_url="http://127.0.0.1:9")
-    tools = server.COMMAND.load_tools(settings)
-    try:
-        built = server.COMMAND.build_server(tools)
-        async with mcp.Client(built) as client:
-            return list((await client.list_tools()).tools)
-    finally:
-        await tools.aclose()
 
 
 def strings(value: Any) -> Iterator[str]:

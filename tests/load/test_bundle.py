@@ -129,6 +129,22 @@ def pets_files(pet_category: Any) -> dict[str, Any]:
     }
 
 
+def inlined_pets_item(pet: dict[str, Any]) -> dict[str, Any]:
+    """paths/pets.yaml of pets_files with its parameter and schemas inlined, `pet` the pet schema."""
+    return {
+        "get": {
+            "operationId": "listPets",
+            "parameters": [LIMIT],
+            "responses": json_response({"type": "array", "items": pet}),
+        },
+        "post": {
+            "operationId": "addPet",
+            "requestBody": json_body(pet),
+            "responses": {"201": {"description": "created"}},
+        },
+    }
+
+
 def test_a_path_item_parameter_and_schemas_in_other_files_are_inlined_in_place(tmp_path: Path) -> None:
     root = write(tmp_path, pets_files({"$ref": "../openapi.yaml#/components/schemas/Category"}))
     document, diagnostics = bundled(root)
@@ -142,20 +158,7 @@ def test_a_path_item_parameter_and_schemas_in_other_files_are_inlined_in_place(t
         },
     }
     assert diagnostics == []
-    assert document["paths"] == {
-        "/pets": {
-            "get": {
-                "operationId": "listPets",
-                "parameters": [LIMIT],
-                "responses": json_response({"type": "array", "items": pet}),
-            },
-            "post": {
-                "operationId": "addPet",
-                "requestBody": json_body(pet),
-                "responses": {"201": {"description": "created"}},
-            },
-        }
-    }
+    assert document["paths"] == {"/pets": inlined_pets_item(pet)}
     assert document["components"] == {"schemas": {"Category": {"type": "string", "enum": ["dog", "cat"]}}}
 
 
@@ -164,20 +167,7 @@ def test_a_multi_file_spec_gives_the_same_tools_as_the_same_spec_in_one_file(tmp
     pet = copy.deepcopy(pets_files({"$ref": "#/components/schemas/Category"})["schemas/pet.yaml"])
     pet["properties"]["owner"] = OWNER
     single = oas(
-        {
-            "/pets": {
-                "get": {
-                    "operationId": "listPets",
-                    "parameters": [LIMIT],
-                    "responses": json_response({"type": "array", "items": pet}),
-                },
-                "post": {
-                    "operationId": "addPet",
-                    "requestBody": json_body(pet),
-                    "responses": {"201": {"description": "created"}},
-                },
-            }
-        },
+        {"/pets": inlined_pets_item(pet)},
         components={"schemas": {"Category": {"type": "string", "enum": ["dog", "cat"]}}},
     )
     multi = tools(root)

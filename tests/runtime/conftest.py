@@ -5,9 +5,7 @@ generated package vendors as `_runtime/`). The upstream is a real HTTP server on
 
 from __future__ import annotations
 
-import importlib.util
 import socket
-import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -19,6 +17,7 @@ from typing import Any
 
 import mcp_types
 import pytest
+from module_files import import_file
 
 from openapi2mcp_runtime import tool_runtime as runtime
 from openapi2mcp_runtime.hooks import api as hooks_api
@@ -42,13 +41,7 @@ HOOKS_API = (
 def recording_module() -> Any:
     """tests/e2e/recording_upstream.py (the e2e tests import it as a top-level module): records each
     request line and its headers as sent; the HTTP client tests use it."""
-    if "recording_upstream" not in sys.modules:
-        path = Path(__file__).resolve().parents[1] / "e2e" / "recording_upstream.py"
-        spec = importlib.util.spec_from_file_location("recording_upstream", path)
-        assert spec is not None and spec.loader is not None
-        sys.modules["recording_upstream"] = module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    return sys.modules["recording_upstream"]
+    return import_file("recording_upstream", "e2e/recording_upstream.py")
 
 
 @pytest.fixture
@@ -184,6 +177,20 @@ def closed_port() -> int:
     return port
 
 
+class ScopeRecorder:
+    """An ASGI app behind the middleware under test: records the scope of each request it is
+    called with and answers `status` with `body`."""
+
+    def __init__(self, status: int = 200, body: bytes = b"ok") -> None:
+        self.status, self.body = status, body
+        self.scopes: list[dict[str, Any]] = []
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        self.scopes.append(scope)
+        await send({"type": "http.response.start", "status": self.status, "headers": []})
+        await send({"type": "http.response.body", "body": self.body})
+
+
 # ---- tool data ---------------------------------------------------------------------------------
 
 
@@ -241,6 +248,11 @@ def body(
         "mediaType": media_type, "kind": kind, "required": required, "fields": list(fields),
         "arg": arg, "binary": binary, "argSchema": arg_schema,
     }  # fmt: skip
+
+
+def form_body(*fields: dict[str, Any]) -> dict[str, Any]:
+    """An application/x-www-form-urlencoded body of these fields."""
+    return body("application/x-www-form-urlencoded", "form", fields=fields)
 
 
 def tool(

@@ -14,7 +14,7 @@ import pytest
 
 from openapi2mcp_runtime.serving import endpoint_auth
 
-from .conftest import Make, Upstream, runtime, text_of, tool, tool_data
+from .conftest import Make, ScopeRecorder, Upstream, runtime, text_of, tool, tool_data
 
 endpoint_auth = endpoint_auth
 mcp_types = pytest.importorskip("mcp_types")
@@ -87,16 +87,6 @@ def test_only_loopback_hosts_may_serve_without_auth(host: str, loopback: bool) -
 # ---- the Guard middleware --------------------------------------------------------------------
 
 
-class Inner:
-    def __init__(self) -> None:
-        self.scopes: list[dict[str, Any]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        self.scopes.append(scope)
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"ok"})
-
-
 async def through(
     guard: Any, headers: list[tuple[bytes, bytes]], path: str = "/mcp/readonly"
 ) -> dict[str, Any]:
@@ -121,7 +111,7 @@ async def through(
 async def test_a_request_without_an_accepted_token_gets_401(
     authorization: bytes | None, challenge: bytes
 ) -> None:
-    inner = Inner()
+    inner = ScopeRecorder()
     guard = endpoint_auth.Guard(inner, ("token-one", "token-two"))
     headers = [(b"authorization", authorization)] if authorization else []
     answer = await through(guard, headers)
@@ -141,7 +131,7 @@ async def test_an_accepted_token_passes_after_a_constant_time_compare_with_every
         return bool(real(a, b))
 
     monkeypatch.setattr(endpoint_auth.hmac, "compare_digest", counting)
-    inner = Inner()
+    inner = ScopeRecorder()
     guard = endpoint_auth.Guard(inner, ("token-one", "token-two", "token-three"))
     answer = await through(guard, [(b"authorization", b"bearer  token-two ")])
     assert (answer["status"], answer["body"]) == (200, b"ok")
@@ -155,7 +145,7 @@ async def test_an_accepted_token_passes_after_a_constant_time_compare_with_every
 
 @pytest.mark.anyio
 async def test_the_credential_header_moves_into_the_request_state() -> None:
-    inner = Inner()
+    inner = ScopeRecorder()
     guard = endpoint_auth.Guard(inner, credential_header="X-Upstream-Authorization")
     headers = [(b"x-upstream-authorization", b" Bearer user-token "), (b"x-other", b"1")]
     assert (await through(guard, headers))["status"] == 200

@@ -15,7 +15,7 @@ from mcp import MCPError
 from openapi2mcp_runtime.serving import endpoint_auth, http_serving
 from openapi2mcp_runtime.upstream import audit
 
-from .conftest import runtime
+from .conftest import ScopeRecorder, runtime
 
 http_serving = http_serving
 mcp_types = pytest.importorskip("mcp_types")
@@ -60,18 +60,6 @@ def test_the_defaults_are_one_stateful_process() -> None:
     assert (args.stateless, args.workers, args.sse) == (False, 1, False)
 
 
-class Recorder:
-    """An ASGI app that records the scope it was called with and answers 204."""
-
-    def __init__(self) -> None:
-        self.scopes: list[dict[str, Any]] = []
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        self.scopes.append(scope)
-        await send({"type": "http.response.start", "status": 204, "headers": []})
-        await send({"type": "http.response.body", "body": b""})
-
-
 async def request(app: Any, method: str, path: str, headers: list[tuple[bytes, bytes]] | None = None) -> Any:
     """(status, headers, body) of one HTTP request through an ASGI app."""
     sent: list[dict[str, Any]] = []
@@ -89,7 +77,7 @@ async def request(app: Any, method: str, path: str, headers: list[tuple[bytes, b
 
 
 async def test_healthz_answers_get_and_head_without_a_token_and_nothing_else() -> None:
-    behind = Recorder()
+    behind = ScopeRecorder(204, b"")
     guard = endpoint_auth.Guard(behind, ("secret-token",), None, {"/healthz": http_serving.healthz})
     status, headers, body = await request(guard, "GET", "/healthz")
     assert (status, headers[b"content-type"], json.loads(body)) == (
@@ -106,7 +94,7 @@ async def test_healthz_answers_get_and_head_without_a_token_and_nothing_else() -
 
 
 async def test_sessionless_drops_the_session_header_and_keeps_the_rest() -> None:
-    behind = Recorder()
+    behind = ScopeRecorder(204, b"")
     headers = [(b"Mcp-Session-Id", b"made-up"), (b"x-mcp-toolsets", b"pets"), (b"mcp-session-id", b"again")]
     await request(http_serving.Sessionless(behind), "POST", "/mcp", headers)
     assert behind.scopes[0]["headers"] == [(b"x-mcp-toolsets", b"pets")]

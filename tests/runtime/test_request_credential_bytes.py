@@ -16,8 +16,8 @@ import pytest
 
 from openapi2mcp_runtime.upstream import request_credentials
 
-from .conftest import Make, Reply, Upstream, text_of
-from .test_endpoint_auth import DATA, FROM_REQUEST, Inner, call_with, endpoint_auth, request_ctx, through
+from .conftest import Make, Reply, ScopeRecorder, Upstream, text_of
+from .test_endpoint_auth import DATA, FROM_REQUEST, call_with, endpoint_auth, request_ctx, through
 
 request_credentials = request_credentials
 
@@ -29,7 +29,7 @@ LATIN1 = b"p\xe4sswort-latin-7"  # not UTF-8: a client that sent latin-1
 
 async def moved(raw: bytes) -> Any:
     """The credential as the Guard leaves it in the request's state."""
-    inner = Inner()
+    inner = ScopeRecorder()
     guard = endpoint_auth.Guard(inner, credential_header="X-Upstream-Authorization")
     assert (await through(guard, [(b"x-upstream-authorization", b" " + raw + b" ")]))["status"] == 200
     return inner.scopes[0]["state"][endpoint_auth.CREDENTIAL_KEY]

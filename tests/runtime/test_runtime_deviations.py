@@ -34,6 +34,17 @@ def _shown(case: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _case(name: str) -> dict[str, Any]:
+    (case,) = [case for case in CASES if case["name"] == name]
+    return case
+
+
+async def _answered(case: dict[str, Any], make_runtime: Make, upstream: Upstream) -> Any:
+    """The result of the case's tool when the upstream answers with the case's answer."""
+    upstream.reply(body=json.dumps(case["answer"]))
+    return await call(make_runtime(_data(case)), "getIt", {})
+
+
 def _listed(result: Any) -> tuple[list[str], list[str]] | None:
     meta = (result.meta or {}).get(META_KEY)
     return None if meta is None else (meta["leftOut"], meta["nulled"])
@@ -43,8 +54,7 @@ def _listed(result: Any) -> tuple[list[str], list[str]] | None:
 async def test_a_deviating_answer_is_a_conforming_success_with_the_answer_whole_as_text(
     make_runtime: Make, upstream: Upstream, case: dict[str, Any]
 ) -> None:
-    upstream.reply(body=json.dumps(case["answer"]))
-    result = await call(make_runtime(_data(case)), "getIt", {})
+    result = await _answered(case, make_runtime, upstream)
     assert not result.is_error, text_of(result)
     jsonschema.validate(result.structured_content, case["outputSchema"])
     assert [block.type for block in result.content] == ["text"]
@@ -68,9 +78,8 @@ async def test_the_mcp_client_accepts_every_deviating_answer(
 async def test_the_jupyter_folder_keeps_everything_but_its_content_in_structured_content(
     make_runtime: Make, upstream: Upstream
 ) -> None:
-    (case,) = [c for c in CASES if c["name"] == "array_for_a_string"]
-    upstream.reply(body=json.dumps(case["answer"]))
-    result = await call(make_runtime(_data(case)), "getIt", {})
+    case = _case("array_for_a_string")
+    result = await _answered(case, make_runtime, upstream)
     assert result.structured_content == {k: v for k, v in case["answer"].items() if k != "content"}
     assert result.meta[META_KEY] == {"leftOut": ["/content"], "nulled": [], "unlisted": 0}
 
@@ -78,9 +87,7 @@ async def test_the_jupyter_folder_keeps_everything_but_its_content_in_structured
 async def test_an_array_item_of_the_wrong_type_is_nulled_in_place(
     make_runtime: Make, upstream: Upstream
 ) -> None:
-    (case,) = [c for c in CASES if c["name"] == "nested_deviations_in_an_array_of_objects"]
-    upstream.reply(body=json.dumps(case["answer"]))
-    result = await call(make_runtime(_data(case)), "getIt", {})
+    result = await _answered(_case("nested_deviations_in_an_array_of_objects"), make_runtime, upstream)
     assert result.structured_content == {
         "result": [
             {"id": 1, "name": "Rex", "tag": None},

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -274,13 +275,19 @@ async def test_the_audit_log_has_one_line_per_call_without_arguments_or_secrets(
     assert "sekrit" not in log.read_text()
 
 
-def received_into(received: list[Any]) -> Callable[[Any], Awaitable[None]]:
-    """A logging_callback that keeps each log message's params in `received`."""
+@asynccontextmanager
+async def logging_client(
+    make_runtime: Make, faults: FaultUpstream, received: list[Any], **options: Any
+) -> AsyncIterator[Any]:
+    """An mcp.Client of a runtime whose first call meets a 503, keeping each log message's params
+    in `received`."""
 
     async def collect(params: Any) -> None:
         received.append(params)
 
-    return collect
+    tools = await faulty(make_runtime, faults, "status:503")
+    async with mcp.Client(mcp_server(tools), logging_callback=collect, **options) as client:
+        yield client
 
 
 @pytest.mark.filterwarnings("ignore:The logging capability is deprecated")  # the client's set_logging_level
@@ -288,10 +295,7 @@ async def test_log_messages_follow_the_level_the_client_set(
     make_runtime: Make, faults: FaultUpstream
 ) -> None:
     received: list[Any] = []
-    collect = received_into(received)
-    tools = await faulty(make_runtime, faults, "status:503")
-    server = mcp_server(tools)
-    async with mcp.Client(server, mode="legacy", logging_callback=collect) as client:
+    async with logging_client(make_runtime, faults, received, mode="legacy") as client:
         await client.call_tool("getThing", {})
         assert received == []  # no level set: nothing is sent
         await client.set_logging_level("info")
@@ -314,9 +318,7 @@ async def test_from_2026_07_28_each_request_opts_in_to_log_messages(
     make_runtime: Make, faults: FaultUpstream
 ) -> None:
     received: list[Any] = []
-    collect = received_into(received)
-    tools = await faulty(make_runtime, faults, "status:503")
-    async with mcp.Client(mcp_server(tools), logging_callback=collect) as client:
+    async with logging_client(make_runtime, faults, received) as client:
         await client.call_tool("getThing", {})
         assert received == []  # the request did not ask: nothing is sent
         faults.script("status:503")
@@ -331,8 +333,7 @@ async def test_at_debug_level_each_http_attempt_is_told_without_its_url(
     make_runtime: Make, faults: FaultUpstream
 ) -> None:
     received: list[Any] = []
-    tools = await faulty(make_runtime, faults, "status:503")
-    async with mcp.Client(mcp_server(tools), logging_callback=received_into(received)) as client:
+    async with logging_client(make_runtime, faults, received) as client:
         await client.call_tool("getThing", {}, meta={mcp.types.LOG_LEVEL_META_KEY: "debug"})
     events = [(m.level, m.data.get("event"), m.data.get("attempt"), m.data.get("status")) for m in received]
     assert events == [

@@ -236,11 +236,16 @@ def test_a_tool_value_becomes_a_result() -> None:
     assert dumped(error) == {"content": [{"type": "text", "text": "no"}], "isError": True}
 
 
-def test_changing_the_data_in_place_changes_its_json_text_too() -> None:
+def from_mcp(text: str, structured_content: dict[str, Any]) -> Result:
+    """The Result of a tools/call result with one text block and this structured content."""
     original = mcp_types.CallToolResult(
-        content=[mcp_types.TextContent(text='{"name":"rex"}')], structured_content={"name": "rex"}
+        content=[mcp_types.TextContent(text=text)], structured_content=structured_content
     )
-    result = Result.from_mcp(original)
+    return Result.from_mcp(original)
+
+
+def test_changing_the_data_in_place_changes_its_json_text_too() -> None:
+    result = from_mcp('{"name":"rex"}', {"name": "rex"})
     assert result.data is not None
     result.data["name"] = "REX"
     assert dumped(result)["content"] == [{"type": "text", "text": '{"name":"REX"}'}]
@@ -248,10 +253,7 @@ def test_changing_the_data_in_place_changes_its_json_text_too() -> None:
 
 
 def test_a_text_that_does_not_mirror_the_data_is_left_alone() -> None:
-    original = mcp_types.CallToolResult(
-        content=[mcp_types.TextContent(text="plain words")], structured_content={"result": "plain words"}
-    )
-    result = Result.from_mcp(original)
+    result = from_mcp("plain words", {"result": "plain words"})
     assert result.data is not None
     result.data["result"] = "other"
     assert dumped(result)["content"] == [{"type": "text", "text": "plain words"}]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Make, Upstream, body, body_field, call, param, text_of, tool, tool_data
+from .conftest import Make, Upstream, body, body_field, call, form_body, param, text_of, tool, tool_data
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -53,11 +53,7 @@ DATA = tool_data(
         "submitForm",
         "POST",
         "/form",
-        request_body=body(
-            "application/x-www-form-urlencoded",
-            "form",
-            fields=(body_field("count", INT), body_field("counts", INTS)),
-        ),
+        request_body=form_body(body_field("count", INT), body_field("counts", INTS)),
     ),
     tool(
         "upload",

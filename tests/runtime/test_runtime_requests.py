@@ -23,6 +23,7 @@ from .conftest import (
     body_field,
     call,
     closed_port,
+    form_body,
     mcp_server,
     param,
     runtime,
@@ -116,15 +117,11 @@ DATA = tool_data(
         "submitForm",
         "POST",
         "/form",
-        request_body=body(
-            "application/x-www-form-urlencoded",
-            "form",
-            fields=(
-                body_field("name", STR),
-                body_field("tags", ARRAY),
-                body_field("active", {"type": "boolean"}),
-                body_field("count", {"type": "integer"}),
-            ),
+        request_body=form_body(
+            body_field("name", STR),
+            body_field("tags", ARRAY),
+            body_field("active", {"type": "boolean"}),
+            body_field("count", {"type": "integer"}),
         ),
     ),
     tool(
@@ -216,14 +213,6 @@ async def test_path_values_can_never_traverse_or_change_the_url_structure(
 ) -> None:
     await call(make_runtime(DATA), "getItem", {"id": value})
     assert upstream.last.target == target
-
-
-async def test_an_empty_path_value_is_a_tool_error_and_nothing_is_sent(
-    make_runtime: Make, upstream: Upstream
-) -> None:
-    result = await call(make_runtime(DATA), "getItem", {"id": ""})
-    assert result.is_error and "'id'" in text_of(result) and "empty" in text_of(result)
-    assert upstream.requests == []
 
 
 async def test_the_base_url_path_is_kept_with_or_without_a_trailing_slash(
@@ -333,16 +322,6 @@ async def test_an_empty_list_or_object_header_parameter_is_left_out(
     assert upstream.last.header("X-Flag") == "false"
 
 
-@pytest.mark.parametrize("value", ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\x00b"])
-async def test_a_header_value_with_cr_or_lf_is_a_tool_error_and_nothing_is_sent(
-    make_runtime: Make, upstream: Upstream, value: str
-) -> None:
-    result = await call(make_runtime(DATA), "withHeaders", {"text": value})
-    assert result.is_error
-    assert "'text'" in text_of(result) and "CR or LF" in text_of(result)
-    assert upstream.requests == []
-
-
 async def test_static_headers_user_agent_and_accept(make_runtime: Make, upstream: Upstream) -> None:
     env = {"T_HEADERS": json.dumps({"X-Tenant": "acme", "X-Count": 3})}
     await call(make_runtime(DATA, env), "ping", {})
@@ -436,14 +415,6 @@ async def test_a_binary_body_is_the_decoded_base64_argument(make_runtime: Make, 
     assert upstream.last.body == data
 
 
-async def test_invalid_base64_is_a_tool_error_and_nothing_is_sent(
-    make_runtime: Make, upstream: Upstream
-) -> None:
-    result = await call(make_runtime(DATA), "putBlob", {"body": "not base64!"})
-    assert result.is_error and "'body'" in text_of(result) and "base64" in text_of(result)
-    assert upstream.requests == []
-
-
 async def test_a_text_body(make_runtime: Make, upstream: Upstream) -> None:
     await call(make_runtime(DATA), "putText", {"body": "line 1\nlïne 2"})
     assert upstream.last.header("Content-Type") == "text/plain"
@@ -458,6 +429,27 @@ async def test_an_unknown_tool_is_a_protocol_error(make_runtime: Make) -> None:
         await call(make_runtime(DATA), "nope", {})
     assert raised.value.code == -32602
     assert raised.value.message == "Unknown tool: nope"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "named", "reason"),
+    [
+        ("getItem", {"id": ""}, "'id'", "empty"),  # an empty path value
+        *[
+            ("withHeaders", {"text": value}, "'text'", "CR or LF")  # a header value with CR or LF
+            for value in ["a\r\nX-Injected: 1", "a\nb", "a\rb", "a\x00b"]
+        ],
+        ("putBlob", {"body": "not base64!"}, "'body'", "base64"),  # a binary body's invalid base64
+    ],
+    ids=["empty-path-value", "header-crlf", "header-lf", "header-cr", "header-nul", "invalid-base64"],
+)
+async def test_a_value_the_request_cannot_carry_is_a_tool_error_and_nothing_is_sent(
+    make_runtime: Make, upstream: Upstream, name: str, arguments: dict[str, Any], named: str, reason: str
+) -> None:
+    result = await call(make_runtime(DATA), name, arguments)
+    assert result.is_error
+    assert named in text_of(result) and reason in text_of(result)
+    assert upstream.requests == []
 
 
 async def test_invalid_arguments_name_the_argument_and_rule_and_send_nothing(

@@ -426,11 +426,16 @@ async def test_a_list_cut_at_the_byte_cap_is_the_items_read_and_a_success(
     assert result.meta[KEY]["arrays"] == [{"path": "$.result", "kept": 26, "total": None}]
 
 
+async def page_cut_at_1000_bytes(make_runtime: Make, upstream: Upstream, page: dict[str, Any]) -> Any:
+    """getPage's result when the upstream answers `page` (in its key order) and the byte cap is 1000."""
+    upstream.reply(body=json.dumps(page))
+    return await call(make_runtime(TOOLS, {"T_MAX_RESPONSE_BYTES": "1000"}), "getPage", {})
+
+
 async def test_a_cut_page_whose_required_property_comes_after_the_cut_is_an_error_saying_so(
     make_runtime: Make, upstream: Upstream
 ) -> None:
-    upstream.reply(body=json.dumps({"data": ITEMS, "has_more": True}))
-    result = await call(make_runtime(TOOLS, {"T_MAX_RESPONSE_BYTES": "1000"}), "getPage", {})
+    result = await page_cut_at_1000_bytes(make_runtime, upstream, {"data": ITEMS, "has_more": True})
     assert result.is_error and result.structured_content is None
     assert result.content[0].text.startswith(
         "Note: the API call succeeded (HTTP 200 OK), but the part of it read before the cut does not"
@@ -443,8 +448,7 @@ async def test_a_cut_page_whose_required_property_comes_after_the_cut_is_an_erro
 async def test_a_cut_page_with_what_its_schema_requires_first_is_a_success(
     make_runtime: Make, upstream: Upstream
 ) -> None:
-    upstream.reply(body=json.dumps({"has_more": True, "data": ITEMS}))
-    result = await call(make_runtime(TOOLS, {"T_MAX_RESPONSE_BYTES": "1000"}), "getPage", {})
+    result = await page_cut_at_1000_bytes(make_runtime, upstream, {"has_more": True, "data": ITEMS})
     assert not result.is_error
     assert result.structured_content["has_more"] is True
     assert [item["id"] for item in result.structured_content["data"]] == list(range(26))

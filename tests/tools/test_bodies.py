@@ -66,6 +66,11 @@ def route_body(media: str, kind: str, binary: bool, required: bool = True) -> di
     }
 
 
+def base64_argument(description: str) -> dict[str, Any]:
+    """The schema of a `body` argument that takes raw bytes, base64-encoded."""
+    return {"type": "string", "contentEncoding": "base64", "description": description}
+
+
 def sent(tool: Tool, route: dict[str, Any], argument: Any) -> tuple[bytes | None, str | None]:
     """The body and Content-Type the runtime sends for a `body` argument the inputSchema accepts."""
     arguments = {"body": argument}
@@ -98,11 +103,7 @@ def test_a_swagger_2_object_file_body_is_a_base64_argument_sent_as_raw_bytes() -
         },
     }  # fmt: skip
     tool, route = _only_tool(convert_swagger2(swagger, Diagnostics()))
-    assert tool.input_schema["properties"]["body"] == {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": "File to upload. (base64-encoded)",
-    }
+    assert tool.input_schema["properties"]["body"] == base64_argument("File to upload. (base64-encoded)")
     assert route["body"] == route_body("application/octet-stream", "binary", True)
     assert sent(tool, route, base64.b64encode(b"\x00\xffdata").decode()) == (
         b"\x00\xffdata",
@@ -124,32 +125,20 @@ def test_a_swagger_2_object_file_body_is_a_base64_argument_sent_as_raw_bytes() -
 def test_a_binary_body_with_a_schema_other_than_bytes_becomes_a_binary_string(schema: Any) -> None:
     blob = {"type": "object", "description": "The file."}
     tool, route = body_tool(content("application/octet-stream", schema, "Upload."), schemas={"Blob": blob})
-    assert tool.input_schema["properties"]["body"] == {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": "Upload. The file. (base64-encoded)",
-    }
+    assert tool.input_schema["properties"]["body"] == base64_argument("Upload. The file. (base64-encoded)")
     assert route["body"] == route_body("application/octet-stream", "binary", True)
     assert sent(tool, route, "AAE=") == (b"\x00\x01", "application/octet-stream")
 
 
 def test_a_binary_body_with_an_empty_schema_and_no_description_is_base64_binary_data() -> None:
     tool, route = body_tool(content("image/png", {}))
-    assert tool.input_schema["properties"]["body"] == {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": "Base64-encoded binary data.",
-    }
+    assert tool.input_schema["properties"]["body"] == base64_argument("Base64-encoded binary data.")
     assert route["body"] == route_body("image/png", "binary", True)
 
 
 def test_a_binary_string_body_gets_the_request_bodys_description() -> None:
     tool, route = body_tool(content("image/png", {"type": "string", "format": "binary"}, "The picture"))
-    assert tool.input_schema["properties"]["body"] == {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": "The picture (base64-encoded)",
-    }
+    assert tool.input_schema["properties"]["body"] == base64_argument("The picture (base64-encoded)")
     assert route["body"] == route_body("image/png", "binary", True)
 
 
@@ -164,7 +153,7 @@ def test_a_binary_string_body_keeps_its_own_description_over_the_request_bodys()
     [
         (
             {"type": "string", "format": "byte"},
-            {"type": "string", "contentEncoding": "base64", "description": "Base64-encoded binary data."},
+            base64_argument("Base64-encoded binary data."),
         ),
         ({"type": "string", "format": "base64"}, {"type": "string", "format": "base64"}),
     ],
@@ -260,11 +249,7 @@ def test_a_nullable_string_xml_body_is_kept_as_a_string() -> None:
 
 def test_a_binary_string_text_body_stays_a_base64_argument_sent_as_bytes() -> None:
     tool, route = body_tool(content("text/csv", {"type": "string", "format": "binary"}))
-    assert tool.input_schema["properties"]["body"] == {
-        "type": "string",
-        "contentEncoding": "base64",
-        "description": "Base64-encoded binary data.",
-    }
+    assert tool.input_schema["properties"]["body"] == base64_argument("Base64-encoded binary data.")
     assert route["body"] == route_body("text/csv", "text", True)
     assert sent(tool, route, "YSxi") == (b"a,b", "text/csv")
 

@@ -41,29 +41,27 @@ def wire_annotations(method: str, x_mcp: Any = None) -> tuple[dict[str, Any], li
     return tool.wire()["annotations"], [(d.level, d.pointer) for d in diagnostics]
 
 
-@pytest.mark.parametrize("method", list(EXPECTED))
-def test_annotations_follow_the_http_verb_and_are_open_world(method: str) -> None:
-    read_only, destructive, idempotent = EXPECTED[method]
-    annotations, diagnostics = wire_annotations(method)
-    assert annotations == {
+def wired(read_only: bool, destructive: bool, idempotent: bool) -> dict[str, Any]:
+    """The tool's annotations on the wire with these hints: its title, and open world."""
+    return {
         "title": "Do it",
         "readOnlyHint": read_only,
         "destructiveHint": destructive,
         "idempotentHint": idempotent,
         "openWorldHint": True,
     }
+
+
+@pytest.mark.parametrize("method", list(EXPECTED))
+def test_annotations_follow_the_http_verb_and_are_open_world(method: str) -> None:
+    annotations, diagnostics = wire_annotations(method)
+    assert annotations == wired(*EXPECTED[method])
     assert diagnostics == []
 
 
 def test_x_mcp_annotations_override_each_hint_and_keep_the_others() -> None:
     annotations, diagnostics = wire_annotations("delete", {"annotations": {"destructiveHint": False}})
-    assert annotations == {
-        "title": "Do it",
-        "readOnlyHint": False,
-        "destructiveHint": False,
-        "idempotentHint": True,
-        "openWorldHint": True,
-    }
+    assert annotations == wired(read_only=False, destructive=False, idempotent=True)
     assert diagnostics == []
 
 
@@ -87,25 +85,13 @@ def test_unknown_or_non_boolean_override_keys_are_ignored_with_a_warning_each() 
     annotations, diagnostics = wire_annotations(
         "get", {"annotations": {"readOnlyHint": "no", "sideEffects": True, "idempotentHint": False}}
     )
-    assert annotations == {
-        "title": "Do it",
-        "readOnlyHint": True,
-        "destructiveHint": False,
-        "idempotentHint": False,
-        "openWorldHint": True,
-    }
+    assert annotations == wired(read_only=True, destructive=False, idempotent=False)
     assert diagnostics == [(Level.WARNING, "#/paths/~1a/get"), (Level.WARNING, "#/paths/~1a/get")]
 
 
 def test_x_mcp_annotations_that_are_not_an_object_are_ignored_with_a_warning() -> None:
     annotations, diagnostics = wire_annotations("put", {"annotations": ["readOnlyHint"]})
-    assert annotations == {
-        "title": "Do it",
-        "readOnlyHint": False,
-        "destructiveHint": True,
-        "idempotentHint": True,
-        "openWorldHint": True,
-    }
+    assert annotations == wired(read_only=False, destructive=True, idempotent=True)
     assert diagnostics == [(Level.WARNING, "#/paths/~1a/put")]
 
 

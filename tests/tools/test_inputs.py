@@ -42,12 +42,25 @@ def tool_of(
     operation: dict[str, Any],
     path_item: dict[str, Any] | None = None,
     version: str = "3.0.3",
+    components: dict[str, Any] | None = None,
 ) -> Tool:
-    model, diagnostics = build(
-        spec({path: {**(path_item or {}), method: {"responses": OK, **operation}}}, version)
-    )
+    document = spec({path: {**(path_item or {}), method: {"responses": OK, **operation}}}, version)
+    if components is not None:
+        document["components"] = components
+    model, diagnostics = build(document)
     assert len(model.tools) == 1, [d.render() for d in diagnostics]
     return model.tools[0]
+
+
+def tool_a(
+    method: str,
+    path: str = "/a",
+    version: str = "3.0.3",
+    components: dict[str, Any] | None = None,
+    **operation: Any,
+) -> Tool:
+    """The one tool of METHOD PATH: operationId `a`, the operation's other fields by keyword."""
+    return tool_of(path, method, {"operationId": "a", **operation}, version=version, components=components)
 
 
 def param(name: str, location: str, schema: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
@@ -121,7 +134,7 @@ def type_arrays(schema: dict[str, Any]) -> list[str]:
 
 
 def test_a_tool_without_arguments_has_a_closed_empty_object_schema_in_2020_12() -> None:
-    tool = tool_of("/a", "get", {"operationId": "a"})
+    tool = tool_a("get")
     assert tool.input_schema == {
         "$schema": DIALECT,
         "type": "object",
@@ -131,16 +144,11 @@ def test_a_tool_without_arguments_has_a_closed_empty_object_schema_in_2020_12() 
 
 
 def test_an_input_schema_is_a_closed_object_in_the_2020_12_dialect_with_its_required_arguments() -> None:
-    tool = tool_of(
-        "/a/{id}",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "parameters": [param("id", "path"), param("q", "query", required=True), param("opt", "query")],
-            "requestBody": json_body(
-                {"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}}}
-            ),
-        },
+        path="/a/{id}",
+        parameters=[param("id", "path"), param("q", "query", required=True), param("opt", "query")],
+        requestBody=json_body({"type": "object", "required": ["n"], "properties": {"n": {"type": "string"}}}),
     )
     schema = tool.input_schema
     assert (schema["$schema"], schema["type"], schema["additionalProperties"]) == (DIALECT, "object", False)
@@ -149,7 +157,7 @@ def test_an_input_schema_is_a_closed_object_in_the_2020_12_dialect_with_its_requ
 
 
 def test_an_input_schema_rejects_an_unknown_argument() -> None:
-    tool = tool_of("/a", "get", {"operationId": "a", "parameters": [param("q", "query")]})
+    tool = tool_a("get", parameters=[param("q", "query")])
     validator = Draft202012Validator(tool.input_schema)
     assert validator.is_valid({"q": "x"})
     assert not validator.is_valid({"q": "x", "other": 1})
@@ -162,7 +170,7 @@ def test_an_input_schema_rejects_an_unknown_argument() -> None:
 @pytest.mark.parametrize("location", ["path", "query", "header", "cookie"])
 def test_a_parameter_in_each_location_is_a_property_named_by_the_parameter(location: str) -> None:
     path = "/a/{X-Trace.id}" if location == "path" else "/a"
-    tool = tool_of(path, "get", {"operationId": "a", "parameters": [param("X-Trace.id", location)]})
+    tool = tool_a("get", path=path, parameters=[param("X-Trace.id", location)])
     assert list(tool.input_schema["properties"]) == ["X-Trace.id"]
     (bound,) = tool.parameters
     assert (bound.argument, bound.name, bound.location) == ("X-Trace.id", "X-Trace.id", location)
@@ -175,14 +183,14 @@ def test_a_parameter_in_each_location_is_a_property_named_by_the_parameter(locat
 def test_a_parameter_name_outside_the_argument_set_is_sanitized_and_keeps_its_wire_name(
     wire: str, argument: str
 ) -> None:
-    tool = tool_of("/a", "get", {"operationId": "a", "parameters": [param(wire, "query")]})
+    tool = tool_a("get", parameters=[param(wire, "query")])
     assert list(tool.input_schema["properties"]) == [argument]
     assert (tool.parameters[0].argument, tool.parameters[0].name) == (argument, wire)
 
 
 def test_a_parameter_name_longer_than_64_characters_is_shortened_to_64() -> None:
     wire = "p" * 80
-    tool = tool_of("/a", "get", {"operationId": "a", "parameters": [param(wire, "query")]})
+    tool = tool_a("get", parameters=[param(wire, "query")])
     (argument,) = tool.input_schema["properties"]
     assert len(argument) == 64
     assert argument.startswith("p" * 50)
@@ -257,23 +265,20 @@ def test_accept_content_type_and_authorization_header_parameters_are_ignored_wit
 
 
 def test_a_query_parameter_named_authorization_is_kept() -> None:
-    tool = tool_of("/a", "get", {"operationId": "a", "parameters": [param("Authorization", "query")]})
+    tool = tool_a("get", parameters=[param("Authorization", "query")])
     assert list(tool.input_schema["properties"]) == ["Authorization"]
 
 
 def test_path_parameters_are_always_required_and_others_only_when_declared() -> None:
-    tool = tool_of(
-        "/a/{id}",
+    tool = tool_a(
         "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
-                param("q", "query"),
-                param("h", "header", required=True),
-                param("c", "cookie"),
-            ],
-        },
+        path="/a/{id}",
+        parameters=[
+            {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}},
+            param("q", "query"),
+            param("h", "header", required=True),
+            param("c", "cookie"),
+        ],
     )
     assert tool.input_schema["required"] == ["id", "h"]
     assert [(p.name, p.required) for p in tool.parameters] == [
@@ -285,24 +290,18 @@ def test_path_parameters_are_always_required_and_others_only_when_declared() -> 
 
 
 def test_parameter_constraints_are_kept() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
-                param("kind", "query", {"type": "string", "enum": ["cat", "dog"]}),
-                param(
-                    "code", "query", {"type": "string", "pattern": "^[a-z]+$", "minLength": 2, "maxLength": 8}
-                ),
-                param(
-                    "tags",
-                    "query",
-                    {"type": "array", "items": {"type": "string"}, "maxItems": 3, "uniqueItems": True},
-                ),
-            ],
-        },
+        parameters=[
+            param("limit", "query", {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}),
+            param("kind", "query", {"type": "string", "enum": ["cat", "dog"]}),
+            param("code", "query", {"type": "string", "pattern": "^[a-z]+$", "minLength": 2, "maxLength": 8}),
+            param(
+                "tags",
+                "query",
+                {"type": "array", "items": {"type": "string"}, "maxItems": 3, "uniqueItems": True},
+            ),
+        ],
     )
     properties = tool.input_schema["properties"]
     assert properties["limit"] == {"type": "integer", "minimum": 1, "maximum": 100, "default": 20}
@@ -317,16 +316,7 @@ def test_parameter_constraints_are_kept() -> None:
 
 
 def test_the_parameter_description_is_the_property_description() -> None:
-    tool = tool_of(
-        "/a",
-        "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("q", "query", {"type": "string"}, description="Search text."),
-            ],
-        },
-    )
+    tool = tool_a("get", parameters=[param("q", "query", {"type": "string"}, description="Search text.")])
     assert tool.input_schema["properties"]["q"] == {
         "type": "string",
         "description": "Search text.",
@@ -365,14 +355,11 @@ def test_of_a_name_in_two_locations_the_first_keeps_it_and_the_second_gets_its_s
 
 
 def test_a_name_in_all_five_locations_stays_with_the_path_and_unrelated_names_stay() -> None:
-    tool = tool_of(
-        "/a/{id}",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "parameters": [param("id", location) for location in LOCATIONS[:4]] + [param("other", "query")],
-            "requestBody": json_body(obj(id={"type": "string"}, name={"type": "string"})),
-        },
+        path="/a/{id}",
+        parameters=[param("id", location) for location in LOCATIONS[:4]] + [param("other", "query")],
+        requestBody=json_body(obj(id={"type": "string"}, name={"type": "string"})),
     )
     assert list(tool.input_schema["properties"]) == [
         "id",
@@ -420,14 +407,10 @@ def test_a_parameter_keeps_its_name_in_every_tool_of_a_path_when_a_body_has_it_t
 
 
 def test_a_whole_body_that_gives_way_to_a_parameter_named_body_says_so() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "parameters": [param("body", "query")],
-            "requestBody": json_body({"type": "string"}, media="text/plain"),
-        },
+        parameters=[param("body", "query")],
+        requestBody=json_body({"type": "string"}, media="text/plain"),
     )
     assert tool.input_schema["properties"]["body_body"]["description"] == (
         "The request body; the argument `body` is the query parameter."
@@ -435,32 +418,19 @@ def test_a_whole_body_that_gives_way_to_a_parameter_named_body_says_so() -> None
 
 
 def test_a_sanitized_name_that_equals_another_parameter_counts_as_a_clash() -> None:
-    tool = tool_of(
-        "/a",
-        "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("page[size]", "query"),
-                param("page_size_", "header"),
-            ],
-        },
-    )
+    tool = tool_a("get", parameters=[param("page[size]", "query"), param("page_size_", "header")])
     assert list(tool.input_schema["properties"]) == ["page_size_", "page_size__header"]
 
 
-def test_the_required_list_uses_the_suffixed_names() -> None:
-    tool = tool_of(
-        "/a/{id}",
-        "post",
-        {
-            "operationId": "a",
-            "parameters": [param("id", "path")],
-            "requestBody": json_body(
-                {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}
-            ),
-        },
+def id_clash(body: dict[str, Any], required: bool = True) -> Tool:
+    """POST /a/{id}: the path parameter `id`, and an object body (`required` or not) with an `id` too."""
+    return tool_a(
+        "post", path="/a/{id}", parameters=[param("id", "path")], requestBody=json_body(body, required)
     )
+
+
+def test_the_required_list_uses_the_suffixed_names() -> None:
+    tool = id_clash({"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}})
     assert tool.input_schema["required"] == ["id", "id_body"]
 
 
@@ -486,7 +456,7 @@ def test_an_object_body_is_flattened_into_top_level_properties(media: str) -> No
             "age": {"type": "integer", "minimum": 0},
         },
     }
-    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body(schema, media=media)})
+    tool = tool_a("post", requestBody=json_body(schema, media=media))
     assert tool.input_schema["properties"] == {
         "name": {"type": "string", "maxLength": 5},
         "age": {"type": "integer", "minimum": 0},
@@ -501,20 +471,7 @@ def test_an_object_body_is_flattened_into_top_level_properties(media: str) -> No
 
 
 def test_a_referenced_object_body_with_all_of_is_flattened_too() -> None:
-    document = spec(
-        {
-            "/a": {
-                "post": {
-                    "operationId": "a",
-                    "responses": OK,
-                    "requestBody": json_body(
-                        {"$ref": "#/components/schemas/Pet"},
-                    ),
-                }
-            }
-        }
-    )
-    document["components"] = {
+    components = {
         "schemas": {
             "Base": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}},
             "Pet": {
@@ -525,7 +482,7 @@ def test_a_referenced_object_body_with_all_of_is_flattened_too() -> None:
             },
         }
     }
-    (tool,) = build(document)[0].tools
+    tool = tool_a("post", requestBody=json_body({"$ref": "#/components/schemas/Pet"}), components=components)
     assert list(tool.input_schema["properties"]) == ["id", "name"]
     assert tool.input_schema["required"] == ["id"]
 
@@ -542,7 +499,7 @@ def test_a_referenced_object_body_with_all_of_is_flattened_too() -> None:
     ids=["json-array", "json-string", "json-map", "text", "xml-object"],
 )
 def test_any_other_body_is_one_body_property(media: str, schema: dict[str, Any], kind: str) -> None:
-    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body(schema, media=media)})
+    tool = tool_a("post", requestBody=json_body(schema, media=media))
     assert list(tool.input_schema["properties"]) == ["body"]
     assert tool.input_schema["required"] == ["body"]
     assert tool.body is not None
@@ -555,15 +512,9 @@ def test_any_other_body_is_one_body_property(media: str, schema: dict[str, Any],
 
 
 def test_a_non_object_body_keeps_its_constraints() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                {"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 3},
-            ),
-        },
+        requestBody=json_body({"type": "array", "items": {"type": "integer", "minimum": 1}, "maxItems": 3}),
     )
     assert tool.input_schema["properties"]["body"] == {
         "type": "array",
@@ -573,38 +524,24 @@ def test_a_non_object_body_keeps_its_constraints() -> None:
 
 
 def test_an_optional_non_object_body_is_an_optional_body_property() -> None:
-    tool = tool_of(
-        "/a", "post", {"operationId": "a", "requestBody": json_body({"type": "string"}, required=False)}
-    )
+    tool = tool_a("post", requestBody=json_body({"type": "string"}, required=False))
     assert list(tool.input_schema["properties"]) == ["body"]
     assert "required" not in tool.input_schema
 
 
 def test_a_body_property_clashes_with_a_parameter_named_body() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "parameters": [param("body", "query")],
-            "requestBody": json_body({"type": "string"}, media="text/plain"),
-        },
+        parameters=[param("body", "query")],
+        requestBody=json_body({"type": "string"}, media="text/plain"),
     )
     assert list(tool.input_schema["properties"]) == ["body", "body_body"]
     assert tool.body is not None and tool.body.argument == "body_body"
 
 
 def test_a_binary_body_is_one_base64_string_property() -> None:
-    tool = tool_of(
-        "/a",
-        "put",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                {"type": "string", "format": "binary"},
-                media="application/octet-stream",
-            ),
-        },
+    tool = tool_a(
+        "put", requestBody=json_body({"type": "string", "format": "binary"}, media="application/octet-stream")
     )
     body_schema = tool.input_schema["properties"]["body"]
     assert (body_schema["type"], body_schema["contentEncoding"]) == ("string", "base64")
@@ -614,26 +551,19 @@ def test_a_binary_body_is_one_base64_string_property() -> None:
 
 
 def test_a_binary_body_without_a_schema_is_one_base64_string_property() -> None:
-    tool = tool_of("/a", "put", {"operationId": "a", "requestBody": {"content": {"image/png": {}}}})
+    tool = tool_a("put", requestBody={"content": {"image/png": {}}})
     body_schema = tool.input_schema["properties"]["body"]
     assert (body_schema["type"], body_schema["contentEncoding"]) == ("string", "base64")
     assert tool.body is not None and tool.body.binary is True
 
 
 def test_a_binary_multipart_field_is_a_base64_string_sent_as_bytes() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                obj(
-                    file={"type": "string", "format": "binary"},
-                    note={"type": "string"},
-                ),
-                media="multipart/form-data",
-            ),
-        },
+        requestBody=json_body(
+            obj(file={"type": "string", "format": "binary"}, note={"type": "string"}),
+            media="multipart/form-data",
+        ),
     )
     file_schema = tool.input_schema["properties"]["file"]
     assert (file_schema["type"], file_schema["contentEncoding"]) == ("string", "base64")
@@ -642,40 +572,27 @@ def test_a_binary_multipart_field_is_a_base64_string_sent_as_bytes() -> None:
 
 
 def test_a_binary_query_parameter_is_a_base64_string() -> None:
-    tool = tool_of(
-        "/a",
-        "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("blob", "query", {"type": "string", "format": "binary"}),
-            ],
-        },
-    )
+    tool = tool_a("get", parameters=[param("blob", "query", {"type": "string", "format": "binary"})])
     blob = tool.input_schema["properties"]["blob"]
     assert (blob["type"], blob["contentEncoding"]) == ("string", "base64")
 
 
 def test_multipart_encoding_content_type_style_and_explode_reach_the_fields() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": {
-                "content": {
-                    "multipart/form-data": {
-                        "schema": obj(
-                            meta={"type": "object", "properties": {"k": {"type": "string"}}},
-                            ids={"type": "array", "items": {"type": "integer"}},
-                        ),
-                        "encoding": {
-                            "meta": {"contentType": "application/json"},
-                            "ids": {"style": "form", "explode": False},
-                        },
-                    }
+        requestBody={
+            "content": {
+                "multipart/form-data": {
+                    "schema": obj(
+                        meta={"type": "object", "properties": {"k": {"type": "string"}}},
+                        ids={"type": "array", "items": {"type": "integer"}},
+                    ),
+                    "encoding": {
+                        "meta": {"contentType": "application/json"},
+                        "ids": {"style": "form", "explode": False},
+                    },
                 }
-            },
+            }
         },
     )
     assert tool.body is not None
@@ -686,20 +603,16 @@ def test_multipart_encoding_content_type_style_and_explode_reach_the_fields() ->
 
 
 def test_an_optional_object_body_with_required_fields_uses_dependent_required() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                {
-                    "type": "object",
-                    "required": ["a", "b"],
-                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
-                },
-                required=False,
-            ),
-        },
+        requestBody=json_body(
+            {
+                "type": "object",
+                "required": ["a", "b"],
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "c": {"type": "string"}},
+            },
+            required=False,
+        ),
     )
     schema = tool.input_schema
     assert "required" not in schema
@@ -712,48 +625,32 @@ def test_an_optional_object_body_with_required_fields_uses_dependent_required() 
 
 
 def test_dependent_required_uses_the_suffixed_argument_names() -> None:
-    tool = tool_of(
-        "/a/{id}",
-        "post",
-        {
-            "operationId": "a",
-            "parameters": [param("id", "path")],
-            "requestBody": json_body(
-                {
-                    "type": "object",
-                    "required": ["id"],
-                    "properties": {"id": {"type": "string"}, "x": {"type": "string"}},
-                },
-                required=False,
-            ),
-        },
-    )
+    body = {
+        "type": "object",
+        "required": ["id"],
+        "properties": {"id": {"type": "string"}, "x": {"type": "string"}},
+    }
+    tool = id_clash(body, required=False)
     assert tool.input_schema["required"] == ["id"]
     assert tool.input_schema["dependentRequired"] == {"x": ["id_body"]}
 
 
 def test_an_optional_body_without_required_fields_has_no_dependent_required() -> None:
-    tool = tool_of(
-        "/a", "post", {"operationId": "a", "requestBody": json_body(obj(a={"type": "string"}), False)}
-    )
+    tool = tool_a("post", requestBody=json_body(obj(a={"type": "string"}), False))
     assert "dependentRequired" not in tool.input_schema
     assert "required" not in tool.input_schema
 
 
 def test_a_required_body_has_no_dependent_required() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                {
-                    "type": "object",
-                    "required": ["a"],
-                    "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
-                }
-            ),
-        },
+        requestBody=json_body(
+            {
+                "type": "object",
+                "required": ["a"],
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            }
+        ),
     )
     assert tool.input_schema["required"] == ["a"]
     assert "dependentRequired" not in tool.input_schema
@@ -787,19 +684,13 @@ def test_the_request_media_type_is_chosen_json_first_whatever_the_spec_order(
     media_types: tuple[str, ...], chosen: str
 ) -> None:
     for order in (media_types, tuple(reversed(media_types))):
-        tool = tool_of("/a", "post", {"operationId": "a", "requestBody": content_of(*order)})
+        tool = tool_a("post", requestBody=content_of(*order))
         assert tool.body is not None and tool.body.media_type == chosen
 
 
 def test_the_description_names_the_chosen_media_type_and_the_alternatives() -> None:
-    tool = tool_of(
-        "/a",
-        "post",
-        {
-            "operationId": "a",
-            "summary": "S",
-            "requestBody": content_of("text/plain", "application/json", "application/xml"),
-        },
+    tool = tool_a(
+        "post", summary="S", requestBody=content_of("text/plain", "application/json", "application/xml")
     )
     assert tool.description == (
         "S\n\nHTTP: POST /a\n"
@@ -808,9 +699,7 @@ def test_the_description_names_the_chosen_media_type_and_the_alternatives() -> N
 
 
 def test_a_single_media_type_is_not_mentioned_in_the_description() -> None:
-    tool = tool_of(
-        "/a", "post", {"operationId": "a", "summary": "S", "requestBody": content_of("application/json")}
-    )
+    tool = tool_a("post", summary="S", requestBody=content_of("application/json"))
     assert tool.description == "S\n\nHTTP: POST /a"
 
 
@@ -827,15 +716,8 @@ def test_a_request_body_without_content_skips_the_operation_with_an_error() -> N
 
 
 def test_a_30_nullable_parameter_is_any_of_with_null() -> None:
-    tool = tool_of(
-        "/a",
-        "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("q", "query", {"type": "integer", "nullable": True, "minimum": 1}),
-            ],
-        },
+    tool = tool_a(
+        "get", parameters=[param("q", "query", {"type": "integer", "nullable": True, "minimum": 1})]
     )
     assert tool.input_schema["properties"]["q"] == {
         "anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]
@@ -843,18 +725,8 @@ def test_a_30_nullable_parameter_is_any_of_with_null() -> None:
 
 
 def test_a_31_type_array_with_null_is_any_of_with_null() -> None:
-    tool = tool_of(
-        "/a",
-        "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                obj(
-                    n={"type": ["string", "null"], "maxLength": 3},
-                )
-            ),
-        },
-        version="3.1.0",
+    tool = tool_a(
+        "post", requestBody=json_body(obj(n={"type": ["string", "null"], "maxLength": 3})), version="3.1.0"
     )
     assert tool.input_schema["properties"]["n"] == {
         "anyOf": [{"type": "string", "maxLength": 3}, {"type": "null"}]
@@ -862,17 +734,9 @@ def test_a_31_type_array_with_null_is_any_of_with_null() -> None:
 
 
 def test_a_nullable_enum_accepts_null_exactly_once() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                obj(
-                    tag={"type": "string", "nullable": True, "enum": ["cat", "dog", None]},
-                )
-            ),
-        },
+        requestBody=json_body(obj(tag={"type": "string", "nullable": True, "enum": ["cat", "dog", None]})),
     )
     validator = Draft202012Validator(tool.input_schema)
     assert validator.is_valid({"tag": None}) and validator.is_valid({"tag": "cat"})
@@ -901,17 +765,14 @@ HOSTILE_BODY = {
 
 
 def test_input_schemas_hold_no_type_arrays_and_no_bare_boolean_subschemas() -> None:
-    tool = tool_of(
-        "/a/{id}",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "parameters": [
-                param("id", "path", {"type": ["string", "integer"]}),
-                param("q", "query", {"type": ["boolean", "null"]}),
-            ],
-            "requestBody": json_body(HOSTILE_BODY),
-        },
+        path="/a/{id}",
+        parameters=[
+            param("id", "path", {"type": ["string", "integer"]}),
+            param("q", "query", {"type": ["boolean", "null"]}),
+        ],
+        requestBody=json_body(HOSTILE_BODY),
         version="3.1.0",
     )
     assert type_arrays(tool.input_schema) == []
@@ -920,20 +781,9 @@ def test_input_schemas_hold_no_type_arrays_and_no_bare_boolean_subschemas() -> N
 
 
 def test_output_schemas_hold_no_type_arrays_and_no_bare_boolean_subschemas() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "get",
-        {
-            "operationId": "a",
-            "responses": {
-                "200": {
-                    "description": "x",
-                    "content": {
-                        "application/json": {"schema": HOSTILE_BODY},
-                    },
-                }
-            },
-        },
+        responses={"200": {"description": "x", "content": {"application/json": {"schema": HOSTILE_BODY}}}},
         version="3.1.0",
     )
     assert tool.output_schema is not None
@@ -971,23 +821,19 @@ def test_the_walker_finds_bare_booleans_and_type_arrays_it_is_meant_to_find() ->
 
 
 def test_a_parameter_described_by_content_keeps_its_schema_and_media_type() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                {
-                    "name": "filter",
-                    "in": "query",
-                    "content": {
-                        "application/json": {
-                            "schema": {"type": "object", "properties": {"x": {"type": "string"}}}
-                        },
-                    },
-                }
-            ],
-        },
+        parameters=[
+            {
+                "name": "filter",
+                "in": "query",
+                "content": {
+                    "application/json": {
+                        "schema": {"type": "object", "properties": {"x": {"type": "string"}}}
+                    }
+                },
+            }
+        ],
     )
     assert tool.input_schema["properties"]["filter"] == {
         "type": "object",
@@ -997,65 +843,48 @@ def test_a_parameter_described_by_content_keeps_its_schema_and_media_type() -> N
 
 
 def test_a_referenced_parameter_is_resolved() -> None:
-    document = spec(
-        {
-            "/a": {
-                "get": {
-                    "operationId": "a",
-                    "responses": OK,
-                    "parameters": [{"$ref": "#/components/parameters/Page"}],
-                }
-            }
-        }
+    page = param("page", "query", {"type": "integer", "minimum": 1}, required=True)
+    tool = tool_a(
+        "get",
+        parameters=[{"$ref": "#/components/parameters/Page"}],
+        components={"parameters": {"Page": page}},
     )
-    document["components"] = {
-        "parameters": {"Page": param("page", "query", {"type": "integer", "minimum": 1}, required=True)}
-    }
-    (tool,) = build(document)[0].tools
     assert tool.input_schema["properties"] == {"page": {"type": "integer", "minimum": 1}}
     assert tool.input_schema["required"] == ["page"]
 
 
 def test_a_deprecated_parameter_says_so_after_its_descriptions() -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "get",
-        {
-            "operationId": "a",
-            "parameters": [
-                param(
-                    "old",
-                    "query",
-                    {"type": "string", "description": "From the schema."},
-                    description="Use new.",
-                    deprecated=True,
-                )
-            ],
-        },
+        parameters=[
+            param(
+                "old",
+                "query",
+                {"type": "string", "description": "From the schema."},
+                description="Use new.",
+                deprecated=True,
+            )
+        ],
     )
     assert tool.input_schema["properties"]["old"]["description"] == "Use new. From the schema. Deprecated."
 
 
 @pytest.mark.parametrize("body_required", [True, False])
 def test_read_only_body_properties_are_neither_arguments_nor_required(body_required: bool) -> None:
-    tool = tool_of(
-        "/a",
+    tool = tool_a(
         "post",
-        {
-            "operationId": "a",
-            "requestBody": json_body(
-                {
-                    "type": "object",
-                    "required": ["id", "name", "size"],
-                    "properties": {
-                        "id": {"type": "string", "readOnly": True},
-                        "name": {"type": "string"},
-                        "size": {"type": "integer"},
-                    },
+        requestBody=json_body(
+            {
+                "type": "object",
+                "required": ["id", "name", "size"],
+                "properties": {
+                    "id": {"type": "string", "readOnly": True},
+                    "name": {"type": "string"},
+                    "size": {"type": "integer"},
                 },
-                required=body_required,
-            ),
-        },
+            },
+            required=body_required,
+        ),
     )
     assert list(tool.input_schema["properties"]) == ["name", "size"]
     assert tool.body is not None and [f.name for f in tool.body.fields] == ["name", "size"]
@@ -1351,14 +1180,14 @@ def test_shared_component_schemas_are_copied_not_changed() -> None:
 )
 def test_a_required_whole_body_never_accepts_null(schema: dict[str, Any], expected: dict[str, Any]) -> None:
     """The runtime sends no body for null, and refuses that for a required body."""
-    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body(schema)})
+    tool = tool_a("post", requestBody=json_body(schema))
     assert tool.input_schema["properties"] == {"body": expected}
     assert tool.input_schema["required"] == ["body"]
     assert not Draft202012Validator(tool.input_schema["properties"]["body"]).is_valid(None)
 
 
 def test_an_optional_whole_body_still_accepts_null() -> None:
-    tool = tool_of("/a", "post", {"operationId": "a", "requestBody": json_body({}, required=False)})
+    tool = tool_a("post", requestBody=json_body({}, required=False))
     assert tool.input_schema["properties"] == {"body": {}}
 
 
