@@ -39,6 +39,8 @@ from corpus_specs import CorpusSpec
 
 from benchmarks.search_eval import found_at
 from openapi2mcp import pipeline
+from openapi2mcp.ci.changelog import compare
+from openapi2mcp.ci.diff import parse_tool_data
 from openapi2mcp.diagnostics import SpecError, pointer_join
 from openapi2mcp.emit.render import tool_data_path
 from openapi2mcp.emit.search_index import SEARCH_INDEX_FILE
@@ -129,6 +131,7 @@ class SpecResult:
     bad_names: list[str] = field(default_factory=list)  # tool names not portable, or not unique
     unwritten_names: list[str] = field(default_factory=list)  # derived names not snake-case words
     split_parameters: list[str] = field(default_factory=list)  # parameters with a needless or a second name
+    self_diff: str = ""  # `openapi2mcp diff` of the tool data with itself: its summary when not empty
     failure: str | None = None
 
     def count(self, key: str, value: str) -> int:
@@ -256,6 +259,9 @@ def _measure(spec: CorpusSpec, repeat: int, result: SpecResult) -> pipeline.Gene
     _check_names(generation.model.tools, result)
     tool_data = generation.files[tool_data_path(options.package_name)]
     result.list_bytes = tools_list_bytes(tool_data)
+    tool_set = parse_tool_data(tool_data, Path(tool_data_path(options.package_name)))
+    self_diff = compare(tool_set, tool_set)
+    result.self_diff = self_diff.summary() if self_diff.tools else ""
     result.dynamic_bytes = tools_list_bytes(json.dumps({"tools": dynamic_tools(json.loads(tool_data))}))
     return generation
 

@@ -66,6 +66,13 @@ def test_tool_names_are_portable_unique_and_one_per_parameter(
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_diff_pairs_every_tool_with_itself(name: str, corpus_results: dict[str, SpecResult]) -> None:
+    """`openapi2mcp diff` of a package with itself is no change, even where several tools share a
+    route (AWS's `/#Action=...` paths are all `GET /`)."""
+    assert corpus_results[name].self_diff == ""
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_skipped_operation_is_explained(name: str, corpus_results: dict[str, SpecResult]) -> None:
     result = corpus_results[name]
     errors = [f"{d['pointer']}: {d['message']}" for d in result.diagnostics if d["level"] == "error"]

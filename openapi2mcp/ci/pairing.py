@@ -7,6 +7,7 @@ Kubernetes' `dryRun_query` that became `dryRun` is one renamed argument.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,19 +22,28 @@ def previous_names(
 ) -> dict[str, str]:
     """NEW name → OLD name of the same tool: the OLD tool with the same route, else the one with the
     same name that no route matched. A name that went to another route (a new shallower route took
-    `get_build` from `GET /build/{project}`) thus stays with its route."""
-    old_by_route = {route: name for name, route in old_routes.items()}
+    `get_build` from `GET /build/{project}`) thus stays with its route. A route several tools share
+    on either side (AWS's `/#Action=AssumeRole` paths are all `GET /`, told apart by a query value)
+    names none of them: those are paired by name."""
+    old_by_route = _unique_routes(old_routes)
+    new_by_route = _unique_routes(new_routes)
     new_names = list(new_names)
     previous = {
         name: old_by_route[route]
         for name in new_names
-        if (route := new_routes.get(name)) is not None and route in old_by_route
+        if (route := new_routes.get(name)) in new_by_route and route in old_by_route
     }
     taken = set(previous.values())
     for name in set(old_names) & set(new_names):
         if name not in previous and name not in taken:
             previous[name] = name
     return previous
+
+
+def _unique_routes(routes: Mapping[str, str]) -> dict[str, str]:
+    """Route → the one tool name on it, for the routes only one tool has."""
+    counts = Counter(routes.values())
+    return {route: name for name, route in routes.items() if counts[route] == 1}
 
 
 def argument_places(route: Mapping[str, Any]) -> dict[str, str]:

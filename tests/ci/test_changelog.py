@@ -378,6 +378,21 @@ def test_tools_are_paired_by_route_first_so_a_name_taken_by_another_route_is_a_r
     )
 
 
+def test_tools_sharing_a_route_are_paired_by_name() -> None:
+    """AWS's `/#Action=AssumeRole` and `/#Action=GetSessionToken` are both `GET /`: the route names
+    neither tool, so an unchanged API is no change and a renamed tool a removal and an addition."""
+    routes = {"assume_role": "GET /", "get_session_token": "GET /", "list_roles": "GET /roles"}
+    tools = (wire("get_session_token"), wire("assume_role"), wire("list_roles"))
+    assert compare(ToolSet(tools, routes), ToolSet(tools[::-1], routes)).tools == ()
+    renamed = {"assume_role_v2": "GET /", "get_session_token": "GET /", "roles": "GET /roles"}
+    new = ToolSet((wire("get_session_token"), wire("assume_role_v2"), wire("roles")), renamed)
+    assert [(tool.kind, tool.name, tool.old_name) for tool in compare(ToolSet(tools, routes), new).tools] == [
+        ("added", "assume_role_v2", None),
+        ("renamed", "roles", "list_roles"),
+        ("removed", "assume_role", None),
+    ]
+
+
 def test_an_argument_whose_place_on_the_wire_keeps_is_renamed_not_removed_and_added() -> None:
     """Kubernetes' query `dryRun` beside DeleteOptions' `dryRun`: `dryRun_query` became `dryRun`."""
     string = {"type": "string"}
