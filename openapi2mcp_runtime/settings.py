@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from .serving.confirmation import Confirmation
 from .serving.endpoint_auth import CredentialSource, EndpointAuth
 from .upstream import serialize as ser
 
@@ -44,6 +45,7 @@ class Settings:
     discovery: Discovery = field(default_factory=lambda: Discovery())
     endpoint_auth: EndpointAuth = field(default_factory=lambda: EndpointAuth())  # --auth
     credential_source: CredentialSource = field(default_factory=lambda: CredentialSource())
+    confirmation: Confirmation = field(default_factory=lambda: Confirmation())  # PREFIX_CONFIRM
 
     def base_url_for(self, own_base_url: str | None) -> str | None:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API;
@@ -89,6 +91,7 @@ class Settings:
         try:
             auth = EndpointAuth.from_env(get, prefix, flags or {})
             source = CredentialSource.from_env(get, prefix, flags or {})
+            confirmation = Confirmation.from_env(get, prefix)
         except ValueError as error:
             raise ConfigError(str(error)) from None
         given = base_url or get("BASE_URL")
@@ -116,6 +119,7 @@ class Settings:
             discovery=Discovery.from_env(get, prefix, flags or {}, default_mode),
             endpoint_auth=auth,
             credential_source=source,
+            confirmation=confirmation,
         )
 
 
@@ -168,12 +172,14 @@ class Discovery:
     """How the offered tools are listed: `static` (each tool), `dynamic` (search_tools,
     describe_tools, call_tool), `auto` (dynamic when the static list would pass `max_list_tokens`);
     `dynamic_toolsets`: the default toolsets first, the others enabled on request;
-    `listed_schemas`: one of LISTED_SCHEMAS."""
+    `listed_schemas`: one of LISTED_SCHEMAS; `list_page_size`: tools per tools/list page (None:
+    one page)."""
 
     mode: str = "auto"
     max_list_tokens: int = 20_000
     dynamic_toolsets: bool = False
     listed_schemas: str = "portable"
+    list_page_size: int | None = None
 
     @classmethod
     def from_env(
@@ -202,7 +208,9 @@ class Discovery:
         if listed not in LISTED_SCHEMAS:
             choices = " or ".join(LISTED_SCHEMAS)
             raise ConfigError(f"{prefix}_LISTED_SCHEMAS must be {choices}, got {raw!r}")
-        return cls(mode, int(tokens or cls.max_list_tokens), on_demand, listed)
+        page = _number(get("LIST_PAGE_SIZE"), f"{prefix}_LIST_PAGE_SIZE", int, "tools")
+        page_size = None if page is None else int(page)
+        return cls(mode, int(tokens or cls.max_list_tokens), on_demand, listed, page_size)
 
 
 def parse_flag(raw: str | None, name: str) -> bool:

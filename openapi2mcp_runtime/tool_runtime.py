@@ -17,7 +17,7 @@ import mcp.types as types
 from mcp import MCPError
 from mcp.types import CallToolResult
 
-from .discovery import listing, views
+from .discovery import listing, pages, views
 from .discovery import meta_tools as mt
 from .hooks import api as hk
 from .hooks import runner as run
@@ -34,6 +34,9 @@ from .upstream.credentials import Credentials
 __all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
 
+Answer = (
+    CallToolResult | types.InputRequiredResult
+)  # input_required: the user is asked (2026-07-28)
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
 
 
@@ -67,7 +70,7 @@ class ToolRuntime:
         self._first_toolsets: frozenset[str] = frozenset()
         chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         if self.discovery.dynamic_toolsets:  # the toolsets chosen are the ones enabled first
-            self._first_toolsets = self._named(toolsets, narrowing.toolsets)
+            self._first_toolsets = views.named_toolsets(toolsets, narrowing.toolsets)
             narrowing = replace(narrowing, toolsets=("all",))
             chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
@@ -106,17 +109,6 @@ class ToolRuntime:
                 return cls(json.load(file), settings, hooks, os.path.dirname(path))
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
             raise ConfigError(f"cannot load {os.fspath(path)!r}: {error!r}") from None
-
-    @staticmethod
-    def _named(toolsets: Mapping[str, Any], given: tuple[str, ...] | None) -> frozenset[str]:
-        """The toolsets `all`, `default` (also None) and names stand for."""
-        named: set[str] = set()
-        for item in given or ("default",):
-            if item in ("all", "default"):
-                named.update(n for n, t in toolsets.items() if item == "all" or t.get("default"))
-            else:
-                named.add(item)
-        return frozenset(named)
 
     def _view(self, names: frozenset[str], read_only: bool) -> views.View:
         """`names` listed as they are, or (dynamic) through the meta-tools: `--mode`, or for `auto`
@@ -197,15 +189,17 @@ class ToolRuntime:
             tools += [mt.definition(name, mt.DESCRIPTIONS[name]) for name in mt.ON_DEMAND]
         return {**envelope, "tools": tools}
 
-    async def on_list_tools(self, ctx: Any, params: object) -> dict[str, Any]:
-        return self.list_tools_result(*self.list_key(ctx))
+    async def on_list_tools(self, ctx: Any, params: types.PaginatedRequestParams) -> dict[str, Any]:
+        listed = self.list_tools_result(*self.list_key(ctx))
+        return pages.page(listed, params.cursor, self.discovery.list_page_size)
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         """For `Server(get_tool_input_schema=...)`."""
         return self._by_name[name]["inputSchema"] if name in self._by_name else None
 
-    async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> CallToolResult:
-        """Each call is recorded (audit.py): call_tool records the API tools', this the meta-tools'."""
+    async def on_call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> Answer:
+        """Each call is recorded (audit.py): call_tool records the API tools', this the meta-tools'
+        and those the user did not confirm (an `input_required` answer, asking, is not a call)."""
         caller = audit.Record.of_request(params.name, ctx, self.mcp_log.for_request(ctx))
         token = audit.CURRENT.set(caller)
         try:
@@ -216,7 +210,7 @@ class ToolRuntime:
 
     async def _on_call_tool(
         self, ctx: Any, params: types.CallToolRequestParams, caller: audit.Record
-    ) -> CallToolResult:
+    ) -> Answer:
         view, name, arguments = self.view_of(ctx), params.name, params.arguments or {}
         meta = (
             mt.DYNAMIC if view.dynamic else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
@@ -226,10 +220,35 @@ class ToolRuntime:
                 name, self.validation.errors(name, "meta", arguments)
             ):
                 return await self._recorded(caller, res.error_result(problems))
+            if name == mt.CALL and (
+                asked := await self._confirmed(ctx, params, view, arguments, caller)
+            ):
+                return asked
             result = await self._meta(ctx, view, name, arguments)
             return result if name == mt.CALL else await self._recorded(caller, result)
+        if asked := await self._confirmed(
+            ctx, params, view, {"name": name, "arguments": arguments}, caller
+        ):
+            return asked
         with rc.bound(ctx):  # --credentials from-request: this request's own
             return await self.call_tool(name, arguments, view.names)
+
+    async def _confirmed(
+        self,
+        ctx: Any,
+        params: types.CallToolRequestParams,
+        view: views.View,
+        call: Mapping[str, Any],
+        caller: audit.Record,
+    ) -> Answer | None:
+        """None when the call of `call["name"]` (with `call["arguments"]`) may go on: it needs no
+        confirmation (PREFIX_CONFIRM), or the user gave it; else the call's answer."""
+        tool = str(call["name"])
+        if tool not in view.names or (wire := self._by_name.get(tool)) is None:
+            return None  # (refused as unknown further on)
+        route, arguments = self._routes.get(tool) or {}, call.get("arguments") or {}
+        asked = await self.settings.confirmation.check(ctx, params, wire, route, arguments)
+        return await self._recorded(caller, asked) if isinstance(asked, CallToolResult) else asked
 
     async def _meta(
         self, ctx: Any, view: views.View, name: str, arguments: Mapping[str, Any]
@@ -307,7 +326,7 @@ class ToolRuntime:
             )
         if after := self.hooks.after_for(name, bool(result.is_error)):
             result = await self._after(call, after, result)
-        return self._scrubbed(result)
+        return self.credentials.scrub_result(result)
 
     async def _recorded(self, record: audit.Record, result: CallToolResult) -> CallToolResult:
         return await audit.finished(record, result, self.audit_log, self.credentials)
@@ -332,20 +351,6 @@ class ToolRuntime:
         return self.validation.conformed(
             call.tool, changed, f"as the after_result hook(s) {names} left it"
         )
-
-    def _scrubbed(self, result: CallToolResult) -> CallToolResult:
-        """The result with every known secret replaced (the same object when there is none)."""
-        if not self.credentials.secrets:
-            return result
-        scrub = self.credentials.scrub
-        content = [
-            c.model_copy(update={"text": scrub(c.text)}) if isinstance(c, types.TextContent) else c
-            for c in result.content
-        ]
-        structured = self.credentials.scrub_json(result.structured_content)
-        if content == result.content and structured == result.structured_content:
-            return result
-        return result.model_copy(update={"content": content, "structured_content": structured})
 
     async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
         name, arguments = call.tool, call.arguments

@@ -287,6 +287,19 @@ def variables(model: ApiModel, prefix: str) -> list[Variable]:
             "true: list the chosen toolsets' tools plus list_toolsets and enable_toolsets;"
             " --dynamic-toolsets overrides it",
         ),
+        Variable(
+            f"{prefix}_LIST_PAGE_SIZE",
+            "Tools per tools/list page, with a cursor to the next (default: every tool in one answer)",
+        ),
+        Variable(
+            f"{prefix}_CONFIRM",
+            "none (the default), destructive or writes: the user confirms such calls (elicitation)"
+            " before they reach the API",
+        ),
+        Variable(
+            f"{prefix}_CONFIRM_FALLBACK",
+            "refuse (the default) or allow: calls to confirm when the client cannot ask the user",
+        ),
         *(replace(variable, http_only=True) for variable in _access_variables(prefix)),
         *_http_limit_variables(prefix),
     ]

@@ -199,3 +199,14 @@ async def _refuse(send: Any, message: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body.encode()})
+
+
+def named_toolsets(toolsets: Mapping[str, Any], given: tuple[str, ...] | None) -> frozenset[str]:
+    """The toolsets `all`, `default` (also None) and names stand for."""
+    named: set[str] = set()
+    for item in given or ("default",):
+        if item in ("all", "default"):
+            named.update(n for n, t in toolsets.items() if item == "all" or t.get("default"))
+        else:
+            named.add(item)
+    return frozenset(named)

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import socket
 import sys
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from .. import tool_runtime as runtime
 from ..discovery.views import NarrowedPaths
 from . import endpoint_auth as ea
 from . import http_limits as hl
-from . import http_sessions, oauth
+from . import http_sessions, oauth, wiring
 
 HEALTH_PATH = "/healthz"
 WORKER_ARGV = "OPENAPI2MCP_WORKER_ARGV"  # the command line each --workers process starts from
@@ -160,6 +161,9 @@ def serve(
         uvicorn.run(served, host=args.host, port=args.port, log_level="warning", **options)
         return
     os.environ[WORKER_ARGV], os.environ[WORKER_MAIN] = json.dumps(list(argv)), main_module
+    os.environ[wiring.STATE_KEY] = secrets.token_hex(
+        32
+    )  # any worker opens the state another sealed
     factory = f"{__package__}.http_serving:worker_app"
     config = uvicorn.Config(
         factory,

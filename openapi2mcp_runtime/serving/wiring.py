@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .. import tool_runtime as runtime
 
+# --workers: the key every worker seals (and opens) confirmation.py's requestState with
+STATE_KEY = "OPENAPI2MCP_REQUEST_STATE_KEY"
 MODERN = (
     "2026-07-28"  # from this protocol version on, change notifications ride subscriptions/listen
 )
 
 
 class ListedOnce:
-    """Middleware: the first tools/list of each protocol version and tool list (a request's view,
-    its enabled toolsets) goes through the SDK (which checks and shapes the result); every later
-    one gets that same result. 256 are kept.
+    """Middleware: the first tools/list of each protocol version, tool list (a request's view,
+    its enabled toolsets) and cursor goes through the SDK (which checks and shapes the result);
+    every later one gets that same result. 256 are kept.
 
     Only a request's answer that lists tools is kept: a notification shaped like tools/list (no
     id, or an id the SDK reads as none, such as 1.5) gets no answer, and the SDK hands its
@@ -32,7 +35,11 @@ class ListedOnce:
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method != "tools/list" or ctx.request_id is None:
             return await call_next(ctx)
-        key = (ctx.protocol_version, self.key(ctx))
+        params = {} if ctx.params is None else ctx.params
+        cursor = params.get("cursor") if isinstance(params, Mapping) else False
+        if cursor is not None and not isinstance(cursor, str):
+            return await call_next(ctx)  # the SDK refuses it
+        key = (ctx.protocol_version, self.key(ctx), cursor)
         if (kept := self.answers.get(key)) is not None:
             return kept
         answer = await call_next(ctx)
@@ -108,4 +115,12 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
             **handlers,
         )
     server.middleware.append(ListedOnce(tools.list_key))
+    if tools.settings.confirmation.scope != "none":  # confirmation.py's requestState, sealed
+        from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+        shared = os.environ.get(STATE_KEY)
+        security = (
+            RequestStateSecurity(keys=[shared]) if shared else RequestStateSecurity.ephemeral()
+        )
+        server.middleware.append(RequestStateBoundary(security, default_audience=name))
     return server

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote_plus, unquote, urlencode, urljoin
 
 import anyio
+from mcp.types import CallToolResult, TextContent
 
 from ..results import responses as res
 from ..settings import ToolError
@@ -89,6 +90,19 @@ class Credentials:
         for secret in sorted(self.secrets, key=len, reverse=True):  # a longer one before its parts
             text = text.replace(secret, "[REDACTED]")
         return text
+
+    def scrub_result(self, result: CallToolResult) -> CallToolResult:
+        """The result with every known secret replaced (the same object when there is none)."""
+        if not self.secrets:
+            return result
+        content = [
+            c.model_copy(update={"text": self.scrub(c.text)}) if isinstance(c, TextContent) else c
+            for c in result.content
+        ]
+        structured = self.scrub_json(result.structured_content)
+        if content == result.content and structured == result.structured_content:
+            return result
+        return result.model_copy(update={"content": content, "structured_content": structured})
 
     def scrub_json(self, value: Any) -> Any:
         """Secrets out of decoded JSON too: an escaped (`\\/`, `\\u00e4`) secret is plain there."""

@@ -38,6 +38,7 @@ from corpus_prism import (
 )
 from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs, sampled
 from e2e_support import Generated, NodeTools, default_env_prefix, generator_command
+from http_support import HttpServer, http_session
 from mcp_support import run_async, stdio_session
 from prism_support import Prism
 from server_deps import runtime_options
@@ -209,6 +210,57 @@ def test_the_dynamic_mode_lists_little_and_finds_and_describes_tools(
     assert not described.is_error, described
     (whole,) = described.structured_content["tools"]
     assert (whole["name"], whole["annotations"]) == (first["name"], first["annotations"])
+
+
+LARGEST = ("cloudflare", "kubernetes", "digitalocean")  # 1,533, 1,123 and 659 operations
+PAGE_SIZE = 100
+
+
+async def every_page(client: Any) -> list[list[str]]:
+    """The names on each page of tools/list, following the cursors (at most 100 pages)."""
+    found: list[list[str]] = []
+    cursor = None
+    for _ in range(100):
+        page = await client.list_tools(cursor=cursor)
+        found.append([tool.name for tool in page.tools])
+        if (cursor := page.next_cursor) is None:
+            return found
+    raise AssertionError("the cursors never ended")
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("name", [n for n in names() if getattr(n, "values", (n,))[0] in LARGEST])
+def test_pages_hold_every_tool_exactly_once(
+    name: str, transport: str, package: Generated, tmp_path: Path
+) -> None:
+    """PREFIX_LIST_PAGE_SIZE (issue 30): pages of at most N tools, every tool once, in order; over
+    stdio in the 2025-11-25 protocol, over HTTP in 2026-07-28's."""
+    expected = [tool["name"] for tool in package.tool_data["tools"]]
+    env = package.env("http://127.0.0.1:9", MODE="static", LIST_PAGE_SIZE=str(PAGE_SIZE))
+
+    async def over_stdio() -> list[list[str]]:
+        async with stdio_session(
+            package.command, env=env, mode="legacy", errlog=tmp_path / "server.stderr"
+        ) as client:
+            return await every_page(client)
+
+    if transport == "stdio":
+        pages = run_async(over_stdio, timeout=2 * LIST_TIMEOUT)
+    else:
+        server = HttpServer(package, env, tmp_path / "server.log").start()
+        try:
+            pages = run_async(partial(over_http, server.url), timeout=2 * LIST_TIMEOUT)
+        finally:
+            server.stop()
+    assert [len(page) for page in pages] == [
+        min(PAGE_SIZE, len(expected) - start) for start in range(0, len(expected), PAGE_SIZE)
+    ]
+    assert [tool for page in pages for tool in page] == expected
+
+
+async def over_http(url: str) -> list[list[str]]:
+    async with http_session(url) as client:
+        return await every_page(client)
 
 
 @pytest.mark.parametrize("name", names())

@@ -39,7 +39,7 @@ def test_petstore_needs_its_api_key_and_has_the_base_url_of_its_spec() -> None:
     assert not setup.variables[1].required
     names = {v.name for v in setup.variables}
     assert "PETSTORE_MCP_TOKENS" not in names and "PETSTORE_AUTH" not in names  # HTTP endpoint only
-    assert setup.optional_count == 21
+    assert setup.optional_count == 24
 
 
 def test_a_spec_without_servers_requires_the_base_url_first() -> None:

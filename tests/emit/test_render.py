@@ -77,7 +77,7 @@ def test_the_package_holds_exactly_the_documented_files() -> None:
             *(f"petstore/{name}" for name in (*PACKAGE_FILES, *RUNTIME_FILES)),
         ]
     )
-    assert len(RUNTIME_FILES) == 38
+    assert len(RUNTIME_FILES) == 40
 
 
 def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> None:
@@ -91,7 +91,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 4 + 38
+    assert len(python) == 4 + 40
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -222,6 +222,9 @@ def petstore_variables() -> list[str]:
         "PETSTORE_MAX_LIST_TOKENS",
         "PETSTORE_LISTED_SCHEMAS",
         "PETSTORE_DYNAMIC_TOOLSETS",
+        "PETSTORE_LIST_PAGE_SIZE",
+        "PETSTORE_CONFIRM",
+        "PETSTORE_CONFIRM_FALLBACK",
         "PETSTORE_AUTH",
         "PETSTORE_MCP_TOKENS",
         "PETSTORE_OAUTH_ISSUER",
@@ -285,6 +288,9 @@ ALL_SCHEME_VARIABLES = [
     "T_MAX_LIST_TOKENS",
     "T_LISTED_SCHEMAS",
     "T_DYNAMIC_TOOLSETS",
+    "T_LIST_PAGE_SIZE",
+    "T_CONFIRM",
+    "T_CONFIRM_FALLBACK",
     "T_AUTH",
     "T_MCP_TOKENS",
     "T_OAUTH_ISSUER",

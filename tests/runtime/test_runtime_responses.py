@@ -409,7 +409,7 @@ async def test_a_result_without_a_credential_is_passed_on_as_it_is(
     tools = make_runtime(DATA, {"T_API_KEY_KEY": "sekret-api-key-123"})
     result = await call(tools, "getAny", {})
     assert result.structured_content == {"echo": "sekret-api-key-12", "n": [1, {"k": None}]}
-    assert tools._scrubbed(result) is result
+    assert tools.credentials.scrub_result(result) is result
 
 
 async def test_a_credential_only_in_the_structured_content_is_redacted_there(make_runtime: Make) -> None:
@@ -419,5 +419,5 @@ async def test_a_credential_only_in_the_structured_content_is_redacted_there(mak
         content=[mcp_types.TextContent(text="clean")],
         structured_content={"k": "a/sekret-api-key-123", "n": 1},
     )
-    scrubbed = tools._scrubbed(result)
+    scrubbed = tools.credentials.scrub_result(result)
     assert scrubbed.structured_content == {"k": "a/[REDACTED]", "n": 1} and text_of(scrubbed) == "clean"

@@ -66,8 +66,8 @@ async def test_other_requests_pass_through_the_middleware() -> None:
 class ListCtx:
     method, protocol_version = "tools/list", "2025-11-25"
 
-    def __init__(self, request_id: int | None) -> None:
-        self.request_id = request_id
+    def __init__(self, request_id: int | None, params: Any = None) -> None:
+        self.request_id, self.params = request_id, params
 
 
 @pytest.mark.anyio
@@ -87,8 +87,26 @@ async def test_only_a_requests_answer_listing_tools_is_kept() -> None:
     assert listed.answers == {}
     assert await listed(ListCtx(4), call_next) == {"tools": [{"name": "a"}]}
     assert await listed(ListCtx(5), call_next) == {"tools": [{"name": "a"}]}
-    assert listed.answers == {("2025-11-25", "view"): {"tools": [{"name": "a"}]}}
+    assert listed.answers == {("2025-11-25", "view", None): {"tools": [{"name": "a"}]}}
     assert answers == [{"tools": []}]
+
+
+@pytest.mark.anyio
+async def test_each_cursor_is_kept_apart_and_a_malformed_one_never_answered_from_the_kept() -> None:
+    listed = wiring.ListedOnce(lambda ctx: "view")
+    calls: list[Any] = []
+
+    async def call_next(ctx: Any) -> Any:
+        calls.append(ctx.params)
+        return {"tools": [{"name": str(len(calls))}]}
+
+    first = await listed(ListCtx(1), call_next)
+    assert await listed(ListCtx(2, {"cursor": "abc"}), call_next) == {"tools": [{"name": "2"}]}
+    assert await listed(ListCtx(3, {"cursor": "abc"}), call_next) == {"tools": [{"name": "2"}]}
+    assert await listed(ListCtx(4, {}), call_next) is first
+    for odd in ({"cursor": 5}, [1]):  # the SDK refuses these: always passed on, never kept
+        assert await listed(ListCtx(5, odd), call_next) == {"tools": [{"name": str(len(calls))}]}
+    assert calls == [None, {"cursor": "abc"}, {"cursor": 5}, [1]]
 
 
 RUNTIME = Path(__file__).resolve().parents[2] / "openapi2mcp_runtime"
