@@ -104,7 +104,7 @@ def app(
     sse: bool = False,
 ) -> ea.App:
     """The ASGI app: one JSON body per answer (request-scoped notifications, progress and log
-    messages, are dropped), or with `sse` an SSE stream per answer; DNS-rebinding protection
+    messages, are dropped), or with `sse` (or PREFIX_CONFIRM) an SSE stream per answer; DNS-rebinding protection
     on loopback; /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers narrow a request's tools;
     GET /healthz answers 200 without authentication."""
     auth, source = tools.settings.endpoint_auth, tools.settings.credential_source
@@ -115,9 +115,11 @@ def app(
         options, routes = oauth.resource_server(auth, resource)
         routes[HEALTH_PATH] = healthz
     limits = limits_of(tools.settings)
+    # confirmation.py's question (2025-11-25) rides the call's own SSE stream
+    streamed = sse or tools.settings.confirmation.scope != "none"
     inner = server.streamable_http_app(
         host=host,
-        json_response=not sse,
+        json_response=not streamed,
         stateless_http=stateless,
         max_sessions=limits.max_sessions,
         session_idle_timeout=limits.session_idle_timeout,
