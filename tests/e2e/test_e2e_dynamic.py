@@ -215,3 +215,42 @@ def test_enable_toolsets_sends_list_changed(
         changes.count("ToolListChangedNotification" if client_mode == "legacy" else "ToolsListChanged") == 1
     )
     assert after == [*PETSTORE_TOOLS, "list_toolsets", "enable_toolsets"]
+
+
+async def paged_names(client: Any) -> list[list[str]]:
+    pages, cursor = [], None
+    for _ in range(20):
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh")
+        pages.append([tool.name for tool in page.tools])
+        if (cursor := page.next_cursor) is None:
+            return pages
+    raise AssertionError("the cursors never ended")
+
+
+@MODES
+def test_a_list_change_restarts_a_paged_listing(
+    petstore: Generated, prism: Prism, mode: str, tmp_path: Path
+) -> None:
+    """PREFIX_LIST_PAGE_SIZE with --dynamic-toolsets (issue 30): a cursor given before
+    enable_toolsets changed the list is refused with -32602; listed again from the start, the
+    pages hold the new list, each tool once."""
+    from mcp import MCPError
+
+    client_mode = CLIENT_MODES[mode][0]
+
+    async def body() -> tuple[list[list[str]], int, list[list[str]]]:
+        env = petstore.env(prism.base_url, API_KEY_KEY=API_KEY, LIST_PAGE_SIZE="2")
+        args = ["--dynamic-toolsets", "--toolsets", "untagged"]
+        async with stdio_noticing(petstore, args, env, client_mode, tmp_path / "err", []) as client:
+            before = await paged_names(client)
+            stale = (await client.list_tools(cache_mode="refresh")).next_cursor
+            await client.call_tool("enable_toolsets", {"toolsets": ["pets"]})
+            with pytest.raises(MCPError) as refused:
+                await client.list_tools(cursor=stale, cache_mode="refresh")
+            return before, refused.value.error.code, await paged_names(client)
+
+    before, code, after = run_async(body)
+    assert before == [["get_health", "list_toolsets"], ["enable_toolsets"]]
+    assert code == -32602
+    every = [*PETSTORE_TOOLS, "list_toolsets", "enable_toolsets"]
+    assert after == [every[i : i + 2] for i in range(0, len(every), 2)]
