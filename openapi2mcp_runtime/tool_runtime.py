@@ -8,7 +8,7 @@ import os
 import re
 import traceback
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -19,24 +19,28 @@ from mcp.types import CallToolResult
 
 from .discovery import listing, pages, views
 from .discovery import meta_tools as mt
+from .discovery.enabled import EnabledToolsets
 from .hooks import api as hk
 from .hooks import runner as run
 from .results import responses as res
 from .results import validation
 from .serving import request_meta
+from .serving import task_methods as tm
+from .serving.tasks import MAX_RUNNING as MAX_RUNNING_TASKS
+from .serving.tasks import TaskRecord, Tasks
 from .settings import ConfigError, Narrowing, Settings, ToolError
 from .upstream import audit
 from .upstream import http_client as http
 from .upstream import request_credentials as rc
 from .upstream import serialize as ser
 from .upstream.credentials import Credentials
+from .upstream.jobs import Jobs
 
 __all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
 logger = logging.getLogger(__name__)
 
-Answer = (
-    CallToolResult | types.InputRequiredResult
-)  # input_required: the user is asked (2026-07-28)
+# input_required: the user is asked (2026-07-28); a dict: a task was created (task_methods.py)
+Answer = CallToolResult | types.InputRequiredResult | dict[str, Any]
 _SENSITIVE = re.compile(r"auth|cookie|key|token|secret|password", re.IGNORECASE)
 
 
@@ -67,10 +71,10 @@ class ToolRuntime:
         self._toolset_of = {name: route.get("toolset") for name, route in self._routes.items()}
         toolsets: Mapping[str, Any] = data.get("toolsets") or {}
         narrowing, self.discovery = settings.narrowing, settings.discovery
-        self._first_toolsets: frozenset[str] = frozenset()
+        first_toolsets: frozenset[str] = frozenset()
         chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         if self.discovery.dynamic_toolsets:  # the toolsets chosen are the ones enabled first
-            self._first_toolsets = views.named_toolsets(toolsets, narrowing.toolsets)
+            first_toolsets = views.named_toolsets(toolsets, narrowing.toolsets)
             narrowing = replace(narrowing, toolsets=("all",))
             chosen = views.selected(toolsets, [*self._every.values()], self._toolset_of, narrowing)
         self._tools = [tool for tool in self._every.values() if tool["name"] in chosen]
@@ -81,9 +85,7 @@ class ToolRuntime:
         self._lists: OrderedDict[tuple[views.View, frozenset[str] | None], dict[str, Any]] = (
             OrderedDict()
         )
-        self._enabled: OrderedDict[str, frozenset[str]] = OrderedDict()  # by session
-        # wiring.py sets how to tell a client its tool list changed (enable_toolsets)
-        self.list_changed: Callable[[Any], Awaitable[None]] | None = None
+        self.enabled = EnabledToolsets(self.catalog, first_toolsets)  # --dynamic-toolsets
         schemes = data.get("securitySchemes") or {}
         source = settings.credential_source
         self.credentials = (
@@ -98,6 +100,9 @@ class ToolRuntime:
         self.sender = http.Sender(settings, self.credentials, self.hooks, agent)
         self.audit_log = audit.AuditLog(self.sender.resilience.audit_log, settings.prefix)
         self.mcp_log = audit.McpLog()  # wiring.py answers logging/setLevel with it
+        self.jobs = Jobs(self.sender, settings, self._routes, self._by_name)
+        running_long = any(route.get("longRunning") for route in self._routes.values())
+        self.tasks = Tasks(self._cancel_operation) if running_long else None
 
     @classmethod
     def load(
@@ -150,20 +155,10 @@ class ToolRuntime:
         read_only = {n for n in view.names if views.is_read_only(self._every[n])}
         return self._view(frozenset(read_only), True)  # --auth oauth: a token that cannot write
 
-    def _session(self, ctx: Any) -> str | None:
-        """Whose enabled toolsets: the stdio connection's, an HTTP session's; None without one."""
-        request = getattr(ctx, "request", None)
-        return "" if request is None else request.headers.get("mcp-session-id")
-
-    def _enabled_for(self, ctx: Any, view: views.View) -> frozenset[str]:
-        first = self._first_toolsets.intersection(self.catalog.toolsets_in(view.names))
-        session = self._session(ctx)
-        return first if session is None else self._enabled.get(session, first) | first
-
     def list_key(self, ctx: Any) -> tuple[views.View, frozenset[str] | None]:
         """What a tools/list answer depends on (wiring.py keeps each answer)."""
         view = self.view_of(ctx)
-        return view, self._enabled_for(ctx, view) if self.discovery.dynamic_toolsets else None
+        return view, self.enabled.of(ctx, view) if self.discovery.dynamic_toolsets else None
 
     def list_tools_result(
         self, view: views.View | None = None, enabled: frozenset[str] | None = None
@@ -171,7 +166,7 @@ class ToolRuntime:
         """The tools/list result as sent (the SDK checks it once a protocol version: wiring.py)."""
         view = view or self.view
         if enabled is None and self.discovery.dynamic_toolsets:
-            enabled = self._enabled_for(None, view)
+            enabled = self.enabled.of(None, view)
         if (listed := self._lists.get((view, enabled))) is None:
             listed = self._lists[(view, enabled)] = self._listed(view, enabled)
             if len(self._lists) > 256:
@@ -230,8 +225,29 @@ class ToolRuntime:
             ctx, params, view, {"name": name, "arguments": arguments}, caller
         ):
             return asked
+        if self.tasks is not None and tm.wanted(ctx, params, self._routes.get(name)):
+            return self._task(ctx, params, view.names)
         with rc.bound(ctx):  # --credentials from-request: this request's own
             return await self.call_tool(name, arguments, view.names)
+
+    def _task(
+        self, ctx: Any, params: types.CallToolRequestParams, offered: Collection[str]
+    ) -> Answer:
+        """The long-running tool's call as a task (tasks.py), answered at once."""
+        assert self.tasks is not None
+        if self.tasks.running() >= MAX_RUNNING_TASKS:
+            return res.error_result(f"{MAX_RUNNING_TASKS} tasks are running: try again later")
+        run = partial(self.call_tool, params.name, params.arguments or {}, offered)
+        with rc.bound(ctx):  # the task's calls keep this request's credentials
+            ttl = params.task.ttl if params.task is not None else None
+            task = self.tasks.start(ctx, params.name, run, ttl)
+        return tm.created(task, ctx)
+
+    async def _cancel_operation(self, task: TaskRecord) -> str | None:
+        """tasks/cancel: the API's own cancel operation for the task's job, when there is one."""
+        if task.job is None:
+            return None
+        return await self.jobs.cancel(task.job, self._routes[task.tool], self.call_tool)
 
     async def _confirmed(
         self,
@@ -258,37 +274,14 @@ class ToolRuntime:
         if name == mt.DESCRIBE:
             return self.catalog.describe(arguments, view)
         if name == mt.LIST_TOOLSETS:
-            return self.catalog.list_toolsets(view, self._enabled_for(ctx, view))
+            return self.catalog.list_toolsets(view, self.enabled.of(ctx, view))
         if name == mt.ENABLE_TOOLSETS:
-            return await self._enable(ctx, view, list(arguments["toolsets"]))
+            return await self.enabled.enable(ctx, view, list(arguments["toolsets"]))
         tool = str(arguments["name"])
         if tool not in view.names:
             return res.error_result(mt.not_offered(tool, self._every.get(tool), view))
         with rc.bound(ctx):
             return await self.call_tool(tool, arguments["arguments"], view.names)
-
-    async def _enable(self, ctx: Any, view: views.View, names: list[str]) -> CallToolResult:
-        session = self._session(ctx)
-        if session is None:
-            return res.error_result(
-                "This connection has no session to remember enabled toolsets in (a --stateless"
-                " server, or the 2026-07-28 protocol over HTTP): choose toolsets with the"
-                " X-MCP-Toolsets header or the URL /mcp/x/TOOLSETS instead."
-            )
-        offered = self.catalog.toolsets_in(view.names)
-        if unknown := [name for name in names if name not in offered]:
-            named = "; ".join(views.with_closest(name, offered) for name in unknown[:20])
-            return res.error_result(f"Unknown toolset(s): {named}. Toolsets: {', '.join(offered)}")
-        before = self._enabled_for(ctx, view)
-        after = before | frozenset(names)
-        self._enabled[session] = after
-        self._enabled.move_to_end(session)
-        if len(self._enabled) > 10_000:
-            self._enabled.popitem(last=False)
-        if after != before and self.list_changed is not None:
-            await self.list_changed(ctx)
-        added = sum(offered[name] for name in after - before)
-        return mt.structured({"enabled": [n for n in offered if n in after], "added": added})
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any] | None, offered: Collection[str] | None = None
@@ -374,6 +367,11 @@ class ToolRuntime:
         hints = tool.get("annotations") or {}
         retried = self.sender.resilience.prepare(request.method, request.headers, hints)
         answer = await self.sender.send(request, chosen, base_url, call, retried)
+        if route.long_running is not None:  # followed until it ends (jobs.py)
+            followed = await self.jobs.followed(answer, request, route, chosen, base_url, call)
+            if isinstance(followed, CallToolResult):
+                return followed
+            answer = followed
         if answer.kind in ("json", "text") and self.credentials.secrets:  # before any cut
             clean = self.credentials.scrub(answer.body.decode("latin-1"))
             answer = replace(answer, body=clean.encode("latin-1"))
@@ -386,5 +384,7 @@ class ToolRuntime:
 
     async def aclose(self) -> None:
         """Close the shared HTTP client and the audit log (call at shutdown)."""
+        if self.tasks is not None:
+            await self.tasks.aclose()
         await self.sender.aclose()
         self.audit_log.close()

@@ -104,9 +104,9 @@ def app(
     sse: bool = False,
 ) -> ea.App:
     """The ASGI app: one JSON body per answer (request-scoped notifications, progress and log
-    messages, are dropped), or with `sse` (or PREFIX_CONFIRM) an SSE stream per answer; DNS-rebinding protection
-    on loopback; /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers narrow a request's tools;
-    GET /healthz answers 200 without authentication."""
+    messages, are dropped), or with `sse` (or PREFIX_CONFIRM) an SSE stream per answer;
+    DNS-rebinding protection on loopback; /mcp/x/TOOLSETS, /mcp/readonly and the X-MCP-* headers
+    narrow a request's tools; GET /healthz answers 200 without authentication."""
     auth, source = tools.settings.endpoint_auth, tools.settings.credential_source
     options: dict[str, Any] = {}
     routes: dict[str, ea.App] = {HEALTH_PATH: healthz}

@@ -6,10 +6,11 @@ length of the call, so the calls a hook makes within it share them."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,14 @@ class Progress:
         except Exception as error:  # a client gone or a closed stream must not fail the call
             logger.debug("progress notification not sent: %r", error)
 
+    async def step(self, message: str, done: float | None = None) -> None:
+        """A step of work whose end is unknown (or `done`, a fraction of it): a quarter of the way
+        left to 0.99, or `done`'s share when that is further."""
+        fraction = self._last + (0.99 - max(self._last, 0.0)) * 0.25
+        if done is not None:
+            fraction = max(fraction, 0.1 + 0.85 * min(max(done, 0.0), 1.0))
+        await self(round(fraction, 4), message)
+
     async def body(self, received: int, size: int) -> None:
         """A response body of `size` bytes (its Content-Length), `received` so far."""
         fraction = round(_BODY_START + _BODY_SPAN * min(received, size) / size, 3)
@@ -52,6 +61,7 @@ class Progress:
 class CallMeta:
     progress: Progress | None = None
     trace: Mapping[str, str] = field(default_factory=dict)
+    started: float | None = None  # the event loop's clock when the call began
 
 
 _CURRENT: ContextVar[CallMeta | None] = ContextVar("openapi2mcp_call_meta", default=None)
@@ -65,7 +75,8 @@ async def bound(ctx: Any, tool: str) -> AsyncIterator[None]:
     # the SDK sends nothing when the request has no progress token (or calls an in-process
     # client's callback directly)
     progress = Progress(session.report_progress) if session is not None else None
-    reset = _CURRENT.set(CallMeta(progress, trace_headers(meta)))
+    now = asyncio.get_running_loop().time()
+    reset = _CURRENT.set(CallMeta(progress, trace_headers(meta), now))
     try:
         if progress is not None:
             await progress(0.0, f"calling {tool}")
@@ -74,6 +85,32 @@ async def bound(ctx: Any, tool: str) -> AsyncIterator[None]:
             await progress(1.0, f"{tool} finished")
     finally:
         _CURRENT.reset(reset)
+
+
+@contextmanager
+def detached() -> Iterator[None]:
+    """Inside: the current call's trace context without its progress (a task's background work,
+    which outlives the request whose progress token it had), and its clock started anew."""
+    current = _CURRENT.get()
+    trace = current.trace if current is not None else {}
+    reset = _CURRENT.set(CallMeta(None, trace, None))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(reset)
+
+
+def started() -> float | None:
+    """When the current call began (the event loop's clock); None outside one."""
+    current = _CURRENT.get()
+    return current.started if current is not None else None
+
+
+async def step(message: str, done: float | None = None) -> None:
+    """Report a step of the current call (Progress.step), when its request asked for progress."""
+    current = _CURRENT.get()
+    if current is not None and current.progress is not None:
+        await current.progress.step(message, done)
 
 
 def trace() -> Mapping[str, str]:

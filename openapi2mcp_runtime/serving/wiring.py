@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from . import task_methods
+
 if TYPE_CHECKING:
     from .. import tool_runtime as runtime
 
@@ -88,7 +90,7 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
             else:
                 await ctx.session.send_tool_list_changed()
 
-        tools.list_changed = list_changed
+        tools.enabled.list_changed = list_changed
 
     class ToolServer(Server):  # type: ignore[misc,unused-ignore]
         def create_initialization_options(
@@ -98,9 +100,12 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
             extensions: dict[str, dict[str, Any]] | None = None,
         ) -> Any:
             options = notification_options or NotificationOptions(tools_changed=changing)
-            return super().create_initialization_options(
+            made = super().create_initialization_options(
                 options, experimental_capabilities, extensions
             )
+            if tools.tasks is not None:  # 2025-11-25's (2026-07-28's is an extension)
+                made.capabilities.tasks = task_methods.capability()
+            return made
 
     with tools.mcp_log.deprecation_ignored():  # on_set_logging_level: older clients use it
         server = ToolServer(
@@ -110,11 +115,13 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
             lifespan=lifespan,
             get_tool_input_schema=tools.input_schema,
             on_list_tools=tools.on_list_tools,  # type: ignore[arg-type]  # a dict result: the SDK takes it
-            on_call_tool=tools.on_call_tool,
+            on_call_tool=tools.on_call_tool,  # type: ignore[arg-type]  # a task's dict too
             on_set_logging_level=tools.mcp_log.set_level,  # audit.py
             **handlers,
         )
     server.middleware.append(ListedOnce(tools.list_key))
+    if tools.tasks is not None:
+        task_methods.register(server, tools.on_call_tool, tools.tasks)
     if tools.settings.confirmation.scope != "none":  # confirmation.py's requestState, sealed
         from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 

@@ -96,11 +96,14 @@ class Sender:
         base_url: str,
         call: hk.Call,
         retried: bool = False,
+        deadline: float | None = None,
     ) -> res.Upstream:
         """With credentials, then the before_request hooks; a 401 on a fetched token: one retry.
-        A `retried` call is sent again on a broken connection, 429, 502, 503 or 504 (_attempts)."""
+        A `retried` call is sent again on a broken connection, 429, 502, 503 or 504 (_attempts).
+        Within PREFIX_TIMEOUT from now, or `deadline` (the event loop's clock) when it is sooner."""
         stale: dict[tuple[str, str], str] = {}
-        deadline = asyncio.get_running_loop().time() + self.settings.timeout
+        own = asyncio.get_running_loop().time() + self.settings.timeout
+        deadline = own if deadline is None else min(own, deadline)
         while True:
             attempt = replace(  # credentials are added to a copy of the mutable parts
                 request,

@@ -58,6 +58,7 @@ class Route:
     has_output_schema: bool
     fixed_query: tuple[tuple[str, str], ...] = ()  # from a path key like `/items?view=full`
     base_url: str | None = None  # the operation's own server, when it is not the API's
+    long_running: Any = None  # its `longRunning` (long_running.LongRunning reads it)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Route:
@@ -79,6 +80,7 @@ class Route:
             bool(data.get("hasOutputSchema")),
             tuple((str(k), str(v)) for k, v in data.get("fixedQuery") or ()),
             data.get("baseUrl") and str(data["baseUrl"]),
+            data.get("longRunning"),
         )
 
 

@@ -77,7 +77,7 @@ def test_the_package_holds_exactly_the_documented_files() -> None:
             *(f"petstore/{name}" for name in (*PACKAGE_FILES, *RUNTIME_FILES)),
         ]
     )
-    assert len(RUNTIME_FILES) == 40
+    assert len(RUNTIME_FILES) == 46
 
 
 def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> None:
@@ -91,7 +91,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 4 + 40
+    assert len(python) == 4 + 46
     for path, text in python.items():
         compile(text, path, "exec")
 

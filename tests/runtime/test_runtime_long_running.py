@@ -1,0 +1,303 @@
+"""Long-running operations in the runtime (issue 30): a plain call follows its operation to the end
+(Retry-After, progress), or answers its last status and how to look it up when PREFIX_TIMEOUT runs
+out; the API's failures and cancellations are isError; Azure's headers and final-state-via; the
+status words; and a call as a task through the SDK client on 2026-07-28 (the tasks extension),
+its status, result and cancellation reaching the API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Literal
+
+import anyio
+import mcp
+import mcp.types as types
+import pytest
+from mcp.client.extension import ClientExtension, ResultClaim
+from module_files import import_file
+
+from openapi2mcp_runtime.results.responses import Upstream as Answer
+from openapi2mcp_runtime.upstream import long_running as lro
+
+from .conftest import body, body_field, mcp_server, param, runtime, text_of, tool, tool_data
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+import_file("recording_upstream", "e2e/recording_upstream.py")  # what lro_upstream imports
+lro_upstream = import_file("lro_upstream", "e2e/lro_upstream.py")
+STR = {"type": "string"}
+INT = {"type": "integer"}
+LONG = {"source": "x-mcp", "finalStateVia": None, "cancel": None}
+
+
+def data() -> dict[str, Any]:
+    fields = (body_field("rows", INT), body_field("polls", INT), body_field("fail", {"type": "boolean"}))
+    made = tool_data(
+        tool(
+            "createReport", "POST", "/reports", request_body=body("application/json", "json", fields=fields)
+        ),
+        tool("getReportJob", "GET", "/reports/jobs/{jobId}", params=(param("jobId", "path", STR),)),
+        tool(
+            "cancelReportJob", "POST", "/reports/jobs/{jobId}/cancel", params=(param("jobId", "path", STR),)
+        ),
+    )
+    made["routes"]["createReport"]["longRunning"] = LONG
+    return made
+
+
+@pytest.fixture
+def service() -> Iterator[Any]:
+    made = lro_upstream.LroService()
+    with made.upstream() as upstream:
+        made.url = upstream.url
+        made.recorded = upstream
+        yield made
+
+
+@pytest.fixture
+async def tools(service: Any) -> AsyncIterator[Any]:
+    settings = runtime.Settings.from_env({"T_BASE_URL": service.url, "T_TIMEOUT": "5"}, prefix="T")
+    made = runtime.ToolRuntime(data(), settings)
+    yield made
+    await made.aclose()
+
+
+def sent(service: Any) -> list[str]:
+    return [f"{r.method} {r.path}" for r in service.recorded.requests]
+
+
+async def test_a_plain_call_follows_the_job_to_its_end(tools: Any, service: Any) -> None:
+    params = types.CallToolRequestParams(name="createReport", arguments={"rows": 7, "polls": 3})
+    result = await tools.on_call_tool(None, params)
+    assert result.is_error is not True, text_of(result)
+    assert result.structured_content == {"id": "j1", "status": "succeeded", "report": {"rows": 7}}
+    assert sent(service) == ["POST /reports", *["GET /reports/jobs/j1"] * 3]
+
+
+async def test_progress_is_reported_while_it_is_polled(tools: Any, service: Any) -> None:
+    server = mcp_server(tools)
+    heard: list[tuple[float, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, message))
+
+    async with mcp.Client(server) as client:
+        result = await client.call_tool("createReport", {"polls": 2}, progress_callback=on_progress)
+    assert result.is_error is not True
+    messages = [message for _, message in heard]
+    assert messages[0] == "calling createReport" and messages[-1] == "createReport finished"
+    assert "HTTP 200 OK; status: running, 50 %" in messages
+    assert [p for p, _ in heard] == sorted({p for p, _ in heard})
+
+
+async def test_when_the_timeout_runs_out_the_call_says_how_to_look_the_job_up(service: Any) -> None:
+    settings = runtime.Settings.from_env({"T_BASE_URL": service.url, "T_TIMEOUT": "0.6"}, prefix="T")
+    tools = runtime.ToolRuntime(data(), settings)
+    try:
+        params = types.CallToolRequestParams(name="createReport", arguments={"polls": -1})
+        result = await tools.on_call_tool(None, params)
+    finally:
+        await tools.aclose()
+    assert result.is_error is not True
+    answer = result.structured_content
+    assert answer["status"] == "working"
+    assert answer["statusUrl"] == f"{service.url}/reports/jobs/j1"
+    assert answer["lookUp"] == {"tool": "getReportJob", "arguments": {"jobId": "j1"}}
+    assert answer["lastStatus"] == {"id": "j1", "status": "running", "percentComplete": 50}
+    assert answer["howToFollow"] == (
+        "The operation is still running after the 0.6 s this server waits (T_TIMEOUT). Call the tool"
+        ' getReportJob with {"jobId": "j1"} to see its status later; do not call this tool again for'
+        " the same operation."
+    )
+    assert 2 <= answer["polls"] <= 12
+    assert service.jobs["j1"].status == "running"
+
+
+async def test_a_failed_job_is_an_error_result(tools: Any, service: Any) -> None:
+    params = types.CallToolRequestParams(name="createReport", arguments={"polls": 1, "fail": True})
+    result = await tools.on_call_tool(None, params)
+    assert result.is_error is True
+    assert text_of(result).startswith(
+        "The long-running operation failed (HTTP 200 OK; status: failed); its last status, from"
+        f" {service.url}/reports/jobs/j1: "
+    )
+    assert '"message": "the report could not be made"' in text_of(result)
+
+
+def answer(status: int, value: Any = None, **headers: str) -> Answer:
+    body = b"" if value is None else json.dumps(value).encode()
+    return Answer("GET", "http://h/x", status, "", {"content-type": "application/json", **headers}, body)
+
+
+@pytest.mark.parametrize(
+    ("status", "value", "state"),
+    [
+        (202, None, lro.WORKING),
+        (202, {"status": "succeeded"}, lro.WORKING),
+        (200, {"status": "Running"}, lro.WORKING),
+        (200, {"status": "InProgress"}, lro.WORKING),
+        (200, {"status": "Succeeded"}, lro.COMPLETED),
+        (200, {"state": "DONE"}, lro.COMPLETED),
+        (200, {"status": "Failed"}, lro.FAILED),
+        (200, {"status": "canceled"}, lro.CANCELLED),
+        (200, {"properties": {"provisioningState": "Creating"}}, lro.WORKING),
+        (200, {"properties": {"provisioningState": "Migrating"}}, lro.WORKING),
+        (200, {"properties": {"provisioningState": "Succeeded"}}, lro.COMPLETED),
+        (200, {"done": False}, lro.WORKING),
+        (200, {"done": True, "response": {}}, lro.COMPLETED),
+        (200, {"done": True, "error": {"code": 3}}, lro.FAILED),
+        (200, {"id": 1, "status": "available"}, lro.COMPLETED),  # a resource's own status
+        (200, {"id": 1}, lro.COMPLETED),
+        (503, None, lro.WORKING),
+        (404, None, lro.FAILED),
+    ],
+)
+def test_the_status_an_answer_says(status: int, value: Any, state: str) -> None:
+    assert lro.classify(answer(status, value)).state == state
+
+
+@pytest.mark.parametrize(
+    ("method", "status", "headers", "via", "job"),
+    [
+        ("POST", 202, {"location": "jobs/1"}, None, lro.Job("http://h/v1/things/jobs/1")),
+        ("POST", 200, {"location": "/jobs/1"}, None, None),
+        ("POST", 202, {}, None, None),
+        (
+            "PUT",
+            201,
+            {"azure-asyncoperation": "op/1"},
+            None,
+            lro.Job("http://h/v1/things/op/1", "http://h/v1/things/a"),
+        ),
+        (
+            "POST",
+            202,
+            {"operation-location": "/ops/1", "location": "/r/1"},
+            None,
+            lro.Job("http://h/ops/1", "http://h/r/1"),
+        ),
+        (
+            "POST",
+            202,
+            {"operation-location": "/ops/1", "location": "/r/1"},
+            "operation-location",
+            lro.Job("http://h/ops/1"),
+        ),
+        ("PATCH", 202, {"azure-asyncoperation": "/ops/1"}, "location", lro.Job("http://h/ops/1")),
+        (
+            "POST",
+            202,
+            {"azure-asyncoperation": "/ops/1"},
+            "original-uri",
+            lro.Job("http://h/ops/1", "http://h/v1/things/a"),
+        ),
+    ],
+)
+def test_the_job_a_first_answer_starts(
+    method: str, status: int, headers: dict[str, str], via: str | None, job: lro.Job | None
+) -> None:
+    first = answer(status, None, **headers)
+    assert lro.started(first, method, "http://h/v1/things/a", lro.LongRunning(via)) == job
+
+
+def test_a_put_whose_resource_is_still_being_made_polls_the_resource() -> None:
+    creating = answer(201, {"properties": {"provisioningState": "Creating"}})
+    assert lro.started(creating, "PUT", "http://h/r/1", lro.LongRunning()) == lro.Job("http://h/r/1")
+    made = answer(201, {"properties": {"provisioningState": "Succeeded"}})
+    assert lro.started(made, "PUT", "http://h/r/1", lro.LongRunning()) is None
+
+
+# ---- as a task, on 2026-07-28 (the tasks extension) ---------------------------------------------
+
+
+class TaskIdParams(types.RequestParams):
+    task_id: str
+
+
+class GetTask(types.Request[TaskIdParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    params: TaskIdParams
+
+
+class CancelTask(types.Request[TaskIdParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    params: TaskIdParams
+
+
+class CreatedTask(types.Result):
+    result_type: Literal["task"]
+    task_id: str
+    status: str
+    created_at: str
+    last_updated_at: str
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+async def unresolved(created: Any, context: Any) -> Any:
+    raise AssertionError("the test reads tasks itself")
+
+
+class Tasks(ClientExtension):
+    identifier = "io.modelcontextprotocol/tasks"
+
+    def claims(self) -> list[ResultClaim[Any]]:
+        return [ResultClaim(result_type="task", model=CreatedTask, resolve=unresolved)]
+
+
+RAW: Any = dict
+
+
+async def task_status(client: Any, task_id: str) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    return await client.session.send_request(
+        GetTask(params=TaskIdParams(task_id=task_id)), TypeAdapter(dict[str, Any])
+    )
+
+
+async def test_a_task_returns_at_once_and_its_status_ends_with_the_result(tools: Any, service: Any) -> None:
+    server = mcp_server(tools)
+    async with mcp.Client(server, extensions=[Tasks()]) as client:
+        created = await client.session.call_tool("createReport", {"rows": 3, "polls": 4}, allow_claimed=True)
+        assert isinstance(created, CreatedTask) and created.status == "working"
+        assert created.ttl_ms == 3_600_000
+        with anyio.fail_after(20):
+            while (status := await task_status(client, created.task_id))["status"] == "working":
+                await anyio.sleep(0.05)
+        assert status["status"] == "completed"
+        assert status["result"]["structuredContent"] == {
+            "id": "j1",
+            "status": "succeeded",
+            "report": {"rows": 3},
+        }
+        plain = await client.call_tool("getReportJob", {"jobId": "j1"})  # not long-running: no task
+        assert plain.structured_content["status"] == "succeeded"
+        with pytest.raises(mcp.MCPError) as unknown:
+            await task_status(client, "no-such-task")
+        assert (unknown.value.error.code, unknown.value.error.message) == (
+            -32602,
+            "Failed to retrieve task: Task not found",
+        )
+
+
+async def test_cancelling_a_task_cancels_the_job_at_the_api(tools: Any, service: Any) -> None:
+    from pydantic import TypeAdapter
+
+    server = mcp_server(tools)
+    async with mcp.Client(server, extensions=[Tasks()]) as client:
+        created = await client.session.call_tool("createReport", {"polls": -1}, allow_claimed=True)
+        with anyio.fail_after(10):
+            while "GET /reports/jobs/j1" not in sent(service):
+                await anyio.sleep(0.02)
+        ack = await client.session.send_request(
+            CancelTask(params=TaskIdParams(task_id=created.task_id)), TypeAdapter(dict[str, Any])
+        )
+        status = await task_status(client, created.task_id)
+    assert {k: v for k, v in ack.items() if k != "_meta"} == {"resultType": "complete"}
+    assert status["status"] == "cancelled"
+    assert status["statusMessage"].startswith(
+        "cancelled by the client; the API's cancel operation (cancelReportJob) answered:"
+    )
+    assert "POST /reports/jobs/j1/cancel" in sent(service)
+    assert service.jobs["j1"].status == "cancelled"
