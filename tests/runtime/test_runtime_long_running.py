@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import anyio
@@ -42,6 +43,7 @@ def data() -> dict[str, Any]:
         ),
     )
     made["routes"]["createReport"]["longRunning"] = LONG
+    made["tools"][0]["execution"] = {"taskSupport": "optional"}  # as the generator writes it
     return made
 
 
@@ -301,3 +303,71 @@ async def test_cancelling_a_task_cancels_the_job_at_the_api(tools: Any, service:
     )
     assert "POST /reports/jobs/j1/cancel" in sent(service)
     assert service.jobs["j1"].status == "cancelled"
+
+
+# ---- as a task, on 2025-11-25 (tasks in the core protocol) -------------------------------------
+
+
+@asynccontextmanager
+async def legacy_session(server: Any) -> AsyncIterator[tuple[Any, Any]]:
+    """A 2025-11-25 ClientSession over memory streams, and its dispatcher (tools/call with `task`
+    is sent raw: the SDK client would refuse its CreateTaskResult as no CallToolResult)."""
+    from mcp import ClientSession
+    from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    async with create_client_server_memory_streams() as (client, served):
+        async with anyio.create_task_group() as group:
+            group.start_soon(server.run, served[0], served[1], server.create_initialization_options())
+            dispatcher = JSONRPCDispatcher(client[0], client[1])
+            async with ClientSession(dispatcher=dispatcher) as session:
+                assert (await session.initialize()).protocol_version == "2025-11-25"
+                yield session, dispatcher
+            group.cancel_scope.cancel()
+
+
+async def legacy(session: Any, method: str, task_id: str) -> dict[str, Any]:
+    from pydantic import TypeAdapter
+
+    kinds = {"tasks/get": types.GetTaskRequest, "tasks/result": types.GetTaskPayloadRequest}
+    kinds["tasks/cancel"] = types.CancelTaskRequest
+    params = {"tasks/get": types.GetTaskRequestParams, "tasks/result": types.GetTaskPayloadRequestParams}
+    params["tasks/cancel"] = types.CancelTaskRequestParams
+    request = kinds[method](params=params[method](task_id=task_id))
+    return await session.send_request(request, TypeAdapter(dict[str, Any]))
+
+
+async def test_a_legacy_task_its_status_and_its_result(tools: Any, service: Any) -> None:
+    server = mcp_server(tools)
+    async with legacy_session(server) as (session, dispatcher):
+        assert session.server_capabilities.tasks.model_dump(exclude_none=True) == {
+            "cancel": {},
+            "requests": {"tools": {"call": {}}},
+        }
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        arguments = {"rows": 2, "polls": 3}
+        created = await dispatcher.send_raw_request(
+            "tools/call", {"name": "createReport", "arguments": arguments, "task": {"ttl": 120000}}, None
+        )
+        task = created["task"]
+        assert (task["status"], task["ttl"]) == ("working", 120000)
+        assert set(task) == {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
+        result = await legacy(session, "tasks/result", task["taskId"])  # waits for the end
+        status = await legacy(session, "tasks/get", task["taskId"])
+        with pytest.raises(mcp.MCPError) as again:
+            await legacy(session, "tasks/cancel", task["taskId"])
+        with pytest.raises(mcp.MCPError) as forbidden:
+            await dispatcher.send_raw_request(
+                "tools/call", {"name": "getReportJob", "arguments": {"jobId": "j1"}, "task": {}}, None
+            )
+    assert listed["createReport"].execution.task_support == "optional"
+    assert listed["getReportJob"].execution is None
+    assert result["structuredContent"] == {"id": "j1", "status": "succeeded", "report": {"rows": 2}}
+    assert result["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": task["taskId"]}
+    assert status["status"] == "completed"
+    assert (again.value.error.code, again.value.error.message) == (
+        -32602,
+        "Cannot cancel task: it is completed",
+    )
+    assert forbidden.value.error.code == -32601
+    assert sent(service) == ["POST /reports", *["GET /reports/jobs/j1"] * 3]
