@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import mcp
 import mcp.types as types
 import pytest
-from mcp.client.extension import ClientExtension, ResultClaim
 from module_files import import_file
 
 from openapi2mcp_runtime.results.responses import Upstream as Answer
@@ -26,6 +25,8 @@ from .conftest import body, body_field, mcp_server, param, runtime, text_of, too
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 import_file("recording_upstream", "e2e/recording_upstream.py")  # what lro_upstream imports
 lro_upstream = import_file("lro_upstream", "e2e/lro_upstream.py")
+task_client = import_file("task_client", "e2e/task_client.py")
+Tasks, CreatedTask = task_client.Tasks, task_client.CreatedTask
 STR = {"type": "string"}
 INT = {"type": "integer"}
 LONG = {"source": "x-mcp", "finalStateVia": None, "cancel": None}
@@ -212,50 +213,8 @@ def test_a_put_whose_resource_is_still_being_made_polls_the_resource() -> None:
 # ---- as a task, on 2026-07-28 (the tasks extension) ---------------------------------------------
 
 
-class TaskIdParams(types.RequestParams):
-    task_id: str
-
-
-class GetTask(types.Request[TaskIdParams, Literal["tasks/get"]]):
-    method: Literal["tasks/get"] = "tasks/get"
-    params: TaskIdParams
-
-
-class CancelTask(types.Request[TaskIdParams, Literal["tasks/cancel"]]):
-    method: Literal["tasks/cancel"] = "tasks/cancel"
-    params: TaskIdParams
-
-
-class CreatedTask(types.Result):
-    result_type: Literal["task"]
-    task_id: str
-    status: str
-    created_at: str
-    last_updated_at: str
-    ttl_ms: int | None = None
-    poll_interval_ms: int | None = None
-
-
-async def unresolved(created: Any, context: Any) -> Any:
-    raise AssertionError("the test reads tasks itself")
-
-
-class Tasks(ClientExtension):
-    identifier = "io.modelcontextprotocol/tasks"
-
-    def claims(self) -> list[ResultClaim[Any]]:
-        return [ResultClaim(result_type="task", model=CreatedTask, resolve=unresolved)]
-
-
-RAW: Any = dict
-
-
 async def task_status(client: Any, task_id: str) -> dict[str, Any]:
-    from pydantic import TypeAdapter
-
-    return await client.session.send_request(
-        GetTask(params=TaskIdParams(task_id=task_id)), TypeAdapter(dict[str, Any])
-    )
+    return await task_client.task_request(client.session, "tasks/get", task_id)
 
 
 async def test_a_task_returns_at_once_and_its_status_ends_with_the_result(tools: Any, service: Any) -> None:
@@ -284,17 +243,13 @@ async def test_a_task_returns_at_once_and_its_status_ends_with_the_result(tools:
 
 
 async def test_cancelling_a_task_cancels_the_job_at_the_api(tools: Any, service: Any) -> None:
-    from pydantic import TypeAdapter
-
     server = mcp_server(tools)
     async with mcp.Client(server, extensions=[Tasks()]) as client:
         created = await client.session.call_tool("createReport", {"polls": -1}, allow_claimed=True)
         with anyio.fail_after(10):
             while "GET /reports/jobs/j1" not in sent(service):
                 await anyio.sleep(0.02)
-        ack = await client.session.send_request(
-            CancelTask(params=TaskIdParams(task_id=created.task_id)), TypeAdapter(dict[str, Any])
-        )
+        ack = await task_client.task_request(client.session, "tasks/cancel", created.task_id)
         status = await task_status(client, created.task_id)
     assert {k: v for k, v in ack.items() if k != "_meta"} == {"resultType": "complete"}
     assert status["status"] == "cancelled"
@@ -316,25 +271,13 @@ async def legacy_session(server: Any) -> AsyncIterator[tuple[Any, Any]]:
     from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
     from mcp.shared.memory import create_client_server_memory_streams
 
-    async with create_client_server_memory_streams() as (client, served):
-        async with anyio.create_task_group() as group:
-            group.start_soon(server.run, served[0], served[1], server.create_initialization_options())
-            dispatcher = JSONRPCDispatcher(client[0], client[1])
-            async with ClientSession(dispatcher=dispatcher) as session:
-                assert (await session.initialize()).protocol_version == "2025-11-25"
-                yield session, dispatcher
-            group.cancel_scope.cancel()
-
-
-async def legacy(session: Any, method: str, task_id: str) -> dict[str, Any]:
-    from pydantic import TypeAdapter
-
-    kinds = {"tasks/get": types.GetTaskRequest, "tasks/result": types.GetTaskPayloadRequest}
-    kinds["tasks/cancel"] = types.CancelTaskRequest
-    params = {"tasks/get": types.GetTaskRequestParams, "tasks/result": types.GetTaskPayloadRequestParams}
-    params["tasks/cancel"] = types.CancelTaskRequestParams
-    request = kinds[method](params=params[method](task_id=task_id))
-    return await session.send_request(request, TypeAdapter(dict[str, Any]))
+    async with create_client_server_memory_streams() as (client, served), anyio.create_task_group() as group:
+        group.start_soon(server.run, served[0], served[1], server.create_initialization_options())
+        dispatcher = JSONRPCDispatcher(client[0], client[1])
+        async with ClientSession(dispatcher=dispatcher) as session:
+            assert (await session.initialize()).protocol_version == "2025-11-25"
+            yield session, dispatcher
+        group.cancel_scope.cancel()
 
 
 async def test_a_legacy_task_its_status_and_its_result(tools: Any, service: Any) -> None:
@@ -352,10 +295,12 @@ async def test_a_legacy_task_its_status_and_its_result(tools: Any, service: Any)
         task = created["task"]
         assert (task["status"], task["ttl"]) == ("working", 120000)
         assert set(task) == {"taskId", "status", "createdAt", "lastUpdatedAt", "ttl", "pollInterval"}
-        result = await legacy(session, "tasks/result", task["taskId"])  # waits for the end
-        status = await legacy(session, "tasks/get", task["taskId"])
+        result = await task_client.legacy_request(
+            session, "tasks/result", task["taskId"]
+        )  # waits for the end
+        status = await task_client.legacy_request(session, "tasks/get", task["taskId"])
         with pytest.raises(mcp.MCPError) as again:
-            await legacy(session, "tasks/cancel", task["taskId"])
+            await task_client.legacy_request(session, "tasks/cancel", task["taskId"])
         with pytest.raises(mcp.MCPError) as forbidden:
             await dispatcher.send_raw_request(
                 "tools/call", {"name": "getReportJob", "arguments": {"jobId": "j1"}, "task": {}}, None
