@@ -3,31 +3,27 @@
 The file is `--config FILE`, else `openapi2mcp.toml` in the current directory, else `pyproject.toml`
 there if it has the table. Its keys are the long option names (`env-prefix`, `server-vars`, `overlays`,
 ...); `[profiles.NAME]` tables hold any of them and apply on top of the base table with `--profile NAME`;
-`[overrides."ID or METHOD /path"]` tables change one operation's tool; `toolsets` (selector → toolset
-name, in order) and `default-toolsets` group the tools (tools/toolsets.py). Layers merge in the order
-base < profile < command line (`merge`): scalars, lists and the ordered `toolsets` table replace, the
-tables `server-vars` and `overrides` merge by key. Relative paths are relative to the file's
-directory. Every value keeps where it was given (`openapi2mcp.toml: profiles.staging.name`,
-`--name`), so a bad one can be named; unknown keys and wrongly typed values are errors, never
-ignored. `cli/resolve.py` checks the merged values.
+`[overrides."ID or METHOD /path"]` tables change one operation's tool (`config_overrides.py`);
+`toolsets` (selector → toolset name, in order) and `default-toolsets` group the tools
+(tools/toolsets.py). Layers merge in the order base < profile < command line (`merge`): scalars,
+lists and the ordered `toolsets` table replace, the tables `server-vars` and `overrides` merge by
+key. Relative paths are relative to the file's directory. Every value keeps where it was given
+(`openapi2mcp.toml: profiles.staging.name`, `--name`), so a bad one can be named; unknown keys and
+wrongly typed values are errors, never ignored. `cli/resolve.py` checks the merged values.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-import json
-import re
 import tomllib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from openapi2mcp.config_messages import ConfigError as ConfigError  # raised by every reader of the file
+from openapi2mcp.config_messages import shown, suggestion, toml_key
+from openapi2mcp.config_overrides import merge_overrides, read_overrides
 from openapi2mcp.load.source import is_url
-from openapi2mcp.model import METHOD_ORDER, Icon, ToolOverride
-from openapi2mcp.tools.hints import HINT_NAMES
-from openapi2mcp.tools.overrides import TEXT_FIELDS
+from openapi2mcp.model import Icon
 
 CONFIG_FILE = "openapi2mcp.toml"
 PYPROJECT = "pyproject.toml"
@@ -68,12 +64,6 @@ EXPECTED: dict[Kind, str] = {
     "sources": "an array of paths or URLs (non-empty strings)",
     "text-table": 'a table of strings (NAME = "VALUE")',
 }
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_METHOD_PATH = re.compile(r"(\S+) (/.*)")
-
-
-class ConfigError(Exception):
-    """An option (flag or config key) or config file that cannot be used; the message names it."""
 
 
 @dataclass(frozen=True)
@@ -166,19 +156,19 @@ def _config_table(path: Path, document: dict[str, Any]) -> tuple[dict[str, Any],
     if table is None:
         raise ConfigError(f"{path}: no [tool.{PYPROJECT_TABLE}] table")
     if not isinstance(table, dict):
-        raise ConfigError(f"{path}: tool.{PYPROJECT_TABLE}: expected a table, got {_shown(table)}")
+        raise ConfigError(f"{path}: tool.{PYPROJECT_TABLE}: expected a table, got {shown(table)}")
     return table, f"tool.{PYPROJECT_TABLE}."
 
 
 def _profiles(value: object, path: Path, prefix: str) -> dict[str, Settings]:
     """Every profile, checked (a typo in one not selected is an error too)."""
     if not isinstance(value, dict):
-        raise ConfigError(f"{path}: {prefix}profiles: expected a table of profiles, got {_shown(value)}")
+        raise ConfigError(f"{path}: {prefix}profiles: expected a table of profiles, got {shown(value)}")
     profiles: dict[str, Settings] = {}
     for name, table in value.items():
-        where = f"{prefix}profiles.{_key(name)}"
+        where = f"{prefix}profiles.{toml_key(name)}"
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: {where}: expected a table of options, got {_shown(table)}")
+            raise ConfigError(f"{path}: {where}: expected a table of options, got {shown(table)}")
         profiles[name] = _settings(table, path, f"{where}.", in_profile=True)
     return profiles
 
@@ -186,22 +176,22 @@ def _profiles(value: object, path: Path, prefix: str) -> dict[str, Settings]:
 def _settings(table: dict[str, Any], path: Path, prefix: str, *, in_profile: bool) -> Settings:
     settings: Settings = {}
     for key, value in table.items():
-        origin = f"{path}: {prefix}{_key(key)}"
+        origin = f"{path}: {prefix}{toml_key(key)}"
         if key == "overrides":
-            settings[key] = Setting(_overrides(value, origin), origin)
+            settings[key] = Setting(read_overrides(value, origin), origin)
         elif key == "icons":
             settings[key] = Setting(_icons(value, origin), origin)
         elif key in KINDS:
             settings[key] = Setting(_value(KINDS[key], value, origin, path.parent), origin)
         elif key != "profiles" or in_profile:
             known = [*KINDS, "overrides", "icons", *(() if in_profile else ("profiles",))]
-            raise ConfigError(f"{origin}: unknown key{_suggestion(key, known)}")
+            raise ConfigError(f"{origin}: unknown key{suggestion(key, known)}")
     return settings
 
 
 def _value(kind: Kind, value: object, origin: str, directory: Path) -> object:
     if not _fits(kind, value):
-        raise ConfigError(f"{origin}: expected {EXPECTED[kind]}, got {_shown(value)}")
+        raise ConfigError(f"{origin}: expected {EXPECTED[kind]}, got {shown(value)}")
     if kind == "path":
         return directory / str(value)
     if kind == "source":
@@ -233,63 +223,6 @@ def _source(directory: Path, value: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Per-operation overrides
-
-
-def _overrides(value: object, origin: str) -> dict[str, ToolOverride]:
-    if not isinstance(value, dict):
-        raise ConfigError(
-            f'{origin}: expected a table of operations ([overrides."GET /pets"]), got {_shown(value)}'
-        )
-    return {
-        operation: _override(operation, fields, f"{origin}.{_key(operation)}")
-        for operation, fields in value.items()
-    }
-
-
-def _override(operation: str, fields: object, origin: str) -> ToolOverride:
-    if not isinstance(fields, dict):
-        raise ConfigError(
-            f"{origin}: expected a table (name, title, description, toolset, annotations), "
-            f"got {_shown(fields)}"
-        )
-    method = _METHOD_PATH.fullmatch(operation)
-    if not operation.strip() or (method and method[1].lower() not in METHOD_ORDER):
-        raise ConfigError(f'{origin}: not an operationId or METHOD /path (e.g. "GET /pets")')
-    texts: dict[str, str] = {}
-    for key, value in fields.items():
-        where = f"{origin}.{_key(key)}"
-        if key == "annotations":
-            continue
-        if key not in TEXT_FIELDS:
-            raise ConfigError(f"{where}: unknown key{_suggestion(key, [*TEXT_FIELDS, 'annotations'])}")
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}: expected a string, got {_shown(value)}")
-        texts[key] = value
-    annotations = _annotations(fields.get("annotations", {}), f"{origin}.annotations")
-    return ToolOverride(
-        operation,
-        texts.get("name"),
-        texts.get("title"),
-        texts.get("description"),
-        annotations,
-        texts.get("toolset"),
-    )
-
-
-def _annotations(value: object, origin: str) -> tuple[tuple[str, bool], ...]:
-    """The hints in the file's order."""
-    if not isinstance(value, dict):
-        raise ConfigError(f"{origin}: expected a table (readOnlyHint = true, ...), got {_shown(value)}")
-    for hint, flag in value.items():
-        if hint not in HINT_NAMES:
-            raise ConfigError(f"{origin}.{_key(hint)}: unknown hint{_suggestion(hint, HINT_NAMES)}")
-        if not isinstance(flag, bool):
-            raise ConfigError(f"{origin}.{_key(hint)}: expected true or false, got {_shown(flag)}")
-    return tuple(value.items())
-
-
-# ---------------------------------------------------------------------------------------------
 # Icons
 
 _ICON_FIELDS = {
@@ -304,7 +237,7 @@ def _icons(value: object, origin: str) -> tuple[Icon, ...]:
     """`[[icons]]` tables: src (an http(s) or data: URL), mimeType, sizes, theme; [] for none."""
     if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
         raise ConfigError(
-            f'{origin}: expected an array of tables ([[icons]] src = "https://..."), got {_shown(value)}'
+            f'{origin}: expected an array of tables ([[icons]] src = "https://..."), got {shown(value)}'
         )
     icons = []
     for index, fields in enumerate(value):
@@ -312,14 +245,16 @@ def _icons(value: object, origin: str) -> tuple[Icon, ...]:
         for key, item in fields.items():
             expected = _ICON_FIELDS.get(key)
             if expected is None:
-                raise ConfigError(f"{where}.{_key(key)}: unknown key{_suggestion(key, list(_ICON_FIELDS))}")
+                raise ConfigError(
+                    f"{where}.{toml_key(key)}: unknown key{suggestion(key, list(_ICON_FIELDS))}"
+                )
             fits = (
                 isinstance(item, list) and all(isinstance(size, str) for size in item)
                 if key == "sizes"
                 else item in ("light", "dark") if key == "theme" else isinstance(item, str)
             )
             if not fits:
-                raise ConfigError(f"{where}.{key}: expected {expected}, got {_shown(item)}")
+                raise ConfigError(f"{where}.{key}: expected {expected}, got {shown(item)}")
         if "src" not in fields:
             raise ConfigError(f"{where}: no src (the icon's http(s) or data: URL)")
         sizes = tuple(fields.get("sizes", ()))
@@ -339,47 +274,6 @@ def merge(lower: Settings, upper: Settings) -> Settings:
         if below is not None and key == "server-vars":
             setting = Setting({**below.value, **setting.value}, setting.origin)
         elif below is not None and key == "overrides":
-            setting = Setting(_merge_overrides(below.value, setting.value), setting.origin)
+            setting = Setting(merge_overrides(below.value, setting.value), setting.origin)
         merged[key] = setting
     return merged
-
-
-def _merge_overrides(
-    lower: dict[str, ToolOverride], upper: dict[str, ToolOverride]
-) -> dict[str, ToolOverride]:
-    """By operation; within one, the fields and annotations `upper` sets replace those of `lower`."""
-    merged = dict(lower)
-    for operation, override in upper.items():
-        below = merged.get(operation)
-        if below is not None:
-            fields = {
-                name: getattr(override, name) for name in TEXT_FIELDS if getattr(override, name) is not None
-            }
-            annotations = tuple({**dict(below.annotations), **dict(override.annotations)}.items())
-            override = dataclasses.replace(below, **fields, annotations=annotations)
-        merged[operation] = override
-    return merged
-
-
-# ---------------------------------------------------------------------------------------------
-# Message helpers
-
-
-def _key(key: str) -> str:
-    """A key as TOML writes it in a dotted path: bare, or quoted."""
-    return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
-
-
-def _shown(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a table"
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _suggestion(key: str, known: Iterable[str]) -> str:
-    names = list(known)
-    close = difflib.get_close_matches(key, names, n=1)
-    return f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(names)})"

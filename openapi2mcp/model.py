@@ -114,6 +114,30 @@ class Icon:
         return wire
 
 
+FINAL_STATES = ("location", "azure-async-operation", "original-uri", "operation-location")
+LongRunningSource = Literal["x-ms-long-running-operation", "202 response header", "x-mcp", "config"]
+
+
+@dataclass(frozen=True)
+class LongRunning:
+    """An operation whose answer starts work that goes on (tools/long_running.py): what says so, where
+    its result is when it ends (Azure's `final-state-via`, one of FINAL_STATES), and the name of the
+    tool that cancels it."""
+
+    source: LongRunningSource
+    final_state_via: str | None = None
+    cancel: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskChoice:
+    """`task` of x-mcp or of an override: whether the operation is long-running, and the operation
+    (an operationId or `METHOD /path`) that cancels it."""
+
+    enabled: bool
+    cancel: str | None = None
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -137,6 +161,7 @@ class Tool:
     toolset: str = "untagged"  # the one toolset the tool belongs to (tools/toolsets.py)
     icons: tuple[Icon, ...] = ()  # the API's icons (the same on every tool)
     with_meta: bool = True  # `_meta` sent (fit/budget.py leaves it out rather than cut schemas for it)
+    long_running: LongRunning | None = None  # listed with `execution.taskSupport: "optional"`
 
     def wire(self) -> dict[str, Any]:
         """The tool exactly as tools/list sends it."""
@@ -156,6 +181,8 @@ class Tool:
             "idempotentHint": hints.idempotent,
             "openWorldHint": hints.open_world,
         }
+        if self.long_running is not None:
+            wire["execution"] = {"taskSupport": "optional"}
         if self.icons:
             wire["icons"] = [icon.wire() for icon in self.icons]
         if self.with_meta:
@@ -207,7 +234,8 @@ class ToolOverride:
     """Changes to one operation's tool, from the config file (for specs the user does not own).
 
     `operation` is an operationId or `METHOD /path` (method case-insensitive); `annotations` maps MCP
-    hint names (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`) to values."""
+    hint names (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`) to values;
+    `task` makes the operation long-running or not (tools/long_running.py)."""
 
     operation: str
     name: str | None = None
@@ -215,6 +243,7 @@ class ToolOverride:
     description: str | None = None
     annotations: tuple[tuple[str, bool], ...] = ()
     toolset: str | None = None
+    task: TaskChoice | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import pytest
 from openapi2mcp.cli.resolve import Resolved, resolve
 from openapi2mcp.config import ConfigError, Setting, find_config, load_config, merge, read_config
 from openapi2mcp.load.bundle import RefOptions
-from openapi2mcp.model import GeneratorOptions, SizeLimits, ToolOverride
+from openapi2mcp.model import GeneratorOptions, SizeLimits, TaskChoice, ToolOverride
 
 FULL = """
 spec = "api.yaml"
@@ -244,6 +244,98 @@ def test_the_command_line_layer_replaces_lists_and_merges_server_vars() -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# The `task` key of an override: long-running or not, and the operation that cancels it
+
+
+def overrides_of(tmp_path: Path, text: str, profile: str | None = None) -> dict[str, ToolOverride]:
+    settings = read_config(write(tmp_path / "openapi2mcp.toml", text), profile)
+    return dict(settings["overrides"].value)
+
+
+def test_task_is_true_false_or_a_table_naming_the_cancelling_operation(tmp_path: Path) -> None:
+    text = (
+        '[overrides."POST /reports"]\ntask = true\n'
+        "[overrides.exportAll]\ntask = false\n"
+        '[overrides.startJob]\ntask = { cancel = "cancelJob" }\n'
+        '[overrides.startOther]\ntask = { cancel = "  DELETE /jobs/{id} " }\n'
+        "[overrides.startBare]\ntask = {}\n"
+        '[overrides.listPets]\ntitle = "x"\n'
+    )
+    assert overrides_of(tmp_path, text) == {
+        "POST /reports": ToolOverride("POST /reports", task=TaskChoice(True)),
+        "exportAll": ToolOverride("exportAll", task=TaskChoice(False)),
+        "startJob": ToolOverride("startJob", task=TaskChoice(True, "cancelJob")),
+        "startOther": ToolOverride("startOther", task=TaskChoice(True, "DELETE /jobs/{id}")),
+        "startBare": ToolOverride("startBare", task=TaskChoice(True)),
+        "listPets": ToolOverride("listPets", title="x"),
+    }
+
+
+def test_a_profiles_task_replaces_the_base_ones_and_its_other_fields_keep_it(tmp_path: Path) -> None:
+    text = (
+        '[overrides.startJob]\ntask = { cancel = "cancelJob" }\n'
+        '[overrides.report]\ntask = true\ntitle = "Report"\n'
+        "[profiles.p.overrides.startJob]\ntask = false\n"
+        '[profiles.p.overrides.report]\ntitle = "The report"\n'
+        '[profiles.q.overrides.report]\ntask = { cancel = "stopReport" }\n'
+    )
+    assert overrides_of(tmp_path, text, "p") == {
+        "startJob": ToolOverride("startJob", task=TaskChoice(False)),
+        "report": ToolOverride("report", title="The report", task=TaskChoice(True)),
+    }
+    assert overrides_of(tmp_path, text, "q")["report"] == (
+        ToolOverride("report", title="Report", task=TaskChoice(True, "stopReport"))
+    )
+
+
+def test_the_task_reaches_the_options(tmp_path: Path) -> None:
+    write(tmp_path / "openapi2mcp.toml", 'spec = "a"\nout = "o"\nname = "a"\n[overrides.a]\ntask = true\n')
+    assert resolved_in(tmp_path).options.overrides == (ToolOverride("a", task=TaskChoice(True)),)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            '[overrides.a]\ntask = "yes"\n',
+            'openapi2mcp.toml: overrides.a.task: expected true, false or a table (cancel = "ID or '
+            "METHOD /path\"), got 'yes'",
+        ),
+        (
+            "[overrides.a]\ntask = 1\n",
+            'openapi2mcp.toml: overrides.a.task: expected true, false or a table (cancel = "ID or '
+            'METHOD /path"), got 1',
+        ),
+        (
+            '[overrides.a]\ntask = { cancle = "b" }\n',
+            "openapi2mcp.toml: overrides.a.task.cancle: unknown key (did you mean cancel?)",
+        ),
+        (
+            "[overrides.a]\ntask = { cancel = true }\n",
+            "openapi2mcp.toml: overrides.a.task.cancel: expected an operationId or METHOD /path "
+            "(a non-empty string), got true",
+        ),
+        (
+            '[overrides.a]\ntask = { cancel = " " }\n',
+            "openapi2mcp.toml: overrides.a.task.cancel: expected an operationId or METHOD /path "
+            "(a non-empty string), got ' '",
+        ),
+        (
+            "[overrides.a]\ntasks = true\n",
+            "openapi2mcp.toml: overrides.a.tasks: unknown key (did you mean task?)",
+        ),
+        (
+            '[profiles.p.overrides."POST /r"]\ntask = []\n',
+            'openapi2mcp.toml: profiles.p.overrides."POST /r".task: expected true, false or a table '
+            '(cancel = "ID or METHOD /path"), got []',
+        ),
+    ],
+)
+def test_a_bad_task_is_an_error_naming_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    assert config_error(tmp_path, text) == message
+
+
+# ---------------------------------------------------------------------------------------------
 # Errors: one message naming the file and the key
 
 
@@ -311,7 +403,7 @@ def config_error(
         (
             'overrides = { listPets = "x" }\n',
             "openapi2mcp.toml: overrides.listPets: expected a table (name, title, description, "
-            "toolset, annotations), got 'x'",
+            "toolset, annotations, task), got 'x'",
         ),
         (
             'toolsets = { "tag:pets" = 1 }\n',

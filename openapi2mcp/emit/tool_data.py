@@ -8,7 +8,7 @@ from typing import Any
 
 from openapi2mcp.emit.listing import listed_input, listed_wire
 from openapi2mcp.emit.sharing import MarkerCollision, share_repeats
-from openapi2mcp.model import ApiModel, Body, GeneratorOptions, Parameter, SecurityScheme, Tool
+from openapi2mcp.model import ApiModel, Body, GeneratorOptions, LongRunning, Parameter, SecurityScheme, Tool
 
 FORMAT_VERSION = 1
 DETAILS_FORMAT_VERSION = 2  # 1 had no table of shared objects
@@ -90,6 +90,15 @@ def _route(tool: Tool) -> dict[str, Any]:
         "wrapped": tool.output_wrapped,
         "hasOutputSchema": tool.output_schema is not None,
         "toolset": tool.toolset,
+        **({"longRunning": _long_running(tool.long_running)} if tool.long_running else {}),
+    }
+
+
+def _long_running(long_running: LongRunning) -> dict[str, Any]:
+    return {
+        "source": long_running.source,
+        "finalStateVia": long_running.final_state_via,
+        "cancel": long_running.cancel,
     }
 
 

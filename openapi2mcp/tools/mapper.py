@@ -15,6 +15,7 @@ from openapi2mcp.schemas.converter import SchemaConverter
 from openapi2mcp.tools.hints import annotations_for
 from openapi2mcp.tools.icons import api_icons
 from openapi2mcp.tools.inputs import build_inputs
+from openapi2mcp.tools.long_running import CancelReference, detect, with_cancels
 from openapi2mcp.tools.naming import NameChoice, choose_tool_names, humanize, tool_name
 from openapi2mcp.tools.operations import OperationRef, iter_operations
 from openapi2mcp.tools.outputs import build_output
@@ -68,6 +69,7 @@ def map_document(
     )
     selection, overrides = Selection(options.include, options.exclude), OverrideIndex(options.overrides)
     tools: list[tuple[Tool, NameChoice]] = []
+    cancels: dict[str, CancelReference] = {}  # by the tool's pointer
     for ref in iter_operations(document, resolver, diagnostics):
         if on_operation is not None:
             on_operation()
@@ -75,16 +77,22 @@ def map_document(
         if not selection.keeps(ref):
             continue
         try:
-            tools.append(_map_operation(ref, context, its_overrides))
+            tool, choice, cancel = _map_operation(ref, context, its_overrides)
         except SpecError as error:
             where = "" if error.pointer.startswith(ref.pointer) else f" {ref.method.upper()} {ref.path}"
             diagnostics.error(error.pointer, f"{error.message}; operation{where} skipped")
         except RecursionError:  # a schema nested hundreds of levels deep (or a chain of files)
             diagnostics.error(ref.pointer, "a schema is nested too deeply to convert; operation skipped")
+        else:
+            tools.append((tool, choice))
+            if cancel is not None:
+                cancels[tool.pointer] = cancel
     selection.report(diagnostics)
     overrides.warn_unmatched(diagnostics)
     toolsets.warn_unmatched(diagnostics)
-    unique = _with_unique_names(tools, options, diagnostics)
+    unique = with_cancels(
+        _with_unique_names(tools, options, diagnostics), cancels, document, resolver, diagnostics
+    )
     raw_info = document.get("info")
     info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
     return ApiModel(
@@ -119,7 +127,9 @@ class _Context:
 
 def _map_operation(
     ref: OperationRef, context: _Context, overrides: tuple[ToolOverride, ...]
-) -> tuple[Tool, NameChoice]:
+) -> tuple[Tool, NameChoice, CancelReference | None]:
+    """The operation's tool, its name choices and, when it is long-running, the operation that cancels
+    it as given (resolved once every tool is named)."""
     diagnostics, options = context.diagnostics, context.options
     key = split_path_key(ref.path, ref.pointer, diagnostics)
     if context.validate:
@@ -141,6 +151,7 @@ def _map_operation(
     output = build_output(
         operation.get("responses"), ref.pointer, context.resolver, context.converter, diagnostics
     )
+    long_running = detect(ref, x_mcp, context.resolver, diagnostics)
     tool = Tool(
         name=name,
         title=title,
@@ -170,8 +181,9 @@ def _map_operation(
         ),
         toolset=context.toolsets.toolset(ref, ref.pointer, overrides, diagnostics),
         icons=context.icons,
+        long_running=long_running.long_running if long_running else None,
     )
-    return tool, choice
+    return tool, choice, long_running.cancel if long_running else None
 
 
 def _name_choice(

@@ -4,10 +4,11 @@ An override names its operation by operationId or by `METHOD /path` (the method 
 path key exactly as the spec writes it). It acts like an `x-mcp` object on that operation and wins
 over one the spec has: `name`, `title` and `description` replace, `annotations` are merged over the
 spec's `x-mcp.annotations` (and both over what the verb implies); `toolset` puts the tool in that
-toolset (tools/toolsets.py). The description replaces the
-summary and description; the `HTTP: METHOD /path` footer stays. The name is used as given, so it
-must already be a valid tool name of the chosen name style (`validate_overrides` says so). Several
-overrides of one operation apply in order. An override that matches no operation is a `warning`.
+toolset (tools/toolsets.py); `task` replaces the spec's `x-mcp.task` (tools/long_running.py). The
+description replaces the summary and description; the `HTTP: METHOD /path` footer stays. The name
+is used as given, so it must already be a valid tool name of the chosen name style
+(`validate_overrides` says so). Several overrides of one operation apply in order. An override
+that matches no operation is a `warning`.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def validate_overrides(overrides: Iterable[ToolOverride], name_style: NameStyle)
                 raise OverrideError(f"{where}: annotation {hint!r} must be true or false, not {value!r}")
 
 
-def _route(operation: str) -> tuple[str, str] | None:
+def route_of(operation: str) -> tuple[str, str] | None:
     """(method, path) of a `METHOD /path` reference; None for an operationId."""
     method, _, path = operation.strip().partition(" ")
     if method.lower() in METHOD_ORDER and path.strip():
@@ -79,7 +80,7 @@ class OverrideIndex:
 
     def __init__(self, overrides: Sequence[ToolOverride]) -> None:
         self.overrides = tuple(overrides)
-        self.routes = [_route(override.operation) for override in self.overrides]
+        self.routes = [route_of(override.operation) for override in self.overrides]
         self.used: set[int] = set()  # indexes of the overrides that matched an operation
 
     def matching(self, operation: Operation) -> tuple[ToolOverride, ...]:
@@ -106,7 +107,8 @@ class OverrideIndex:
 
 
 def merged_x_mcp(x_mcp: dict[str, Any], overrides: Iterable[ToolOverride]) -> dict[str, Any]:
-    """The operation's `x-mcp` object with the overrides' fields on top."""
+    """The operation's `x-mcp` object with the overrides' fields on top (an override's `task` as its
+    `TaskChoice`, which tells it from the spec's)."""
     merged = dict(x_mcp)
     for override in overrides:
         for field in TEXT_FIELDS:
@@ -116,4 +118,6 @@ def merged_x_mcp(x_mcp: dict[str, Any], overrides: Iterable[ToolOverride]) -> di
         if override.annotations:
             base = merged.get("annotations")
             merged["annotations"] = {**(base if isinstance(base, dict) else {}), **dict(override.annotations)}
+        if override.task is not None:
+            merged["task"] = override.task
     return merged
