@@ -55,6 +55,35 @@ async def stdio_session(
             yield client
 
 
+@asynccontextmanager
+async def session_over(
+    transport: str,
+    target: str | Path,
+    env: Mapping[str, str] | None = None,
+    mode: str = "auto",
+    errlog: Path | None = None,
+    **options: Any,
+) -> AsyncIterator[Any]:
+    """mcp.Client over stdio (`target`: the server command, run with `env`) or streamable HTTP
+    (`target`: the URL), with more Client `options` (elicitation_callback, extensions, ...)."""
+    import httpx2
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    if transport == "http":
+        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
+            connection = streamable_http_client(str(target), http_client=http)
+            async with Client(connection, mode=mode, read_timeout_seconds=CALL_TIMEOUT, **options) as client:
+                yield client
+        return
+    params = StdioServerParameters(command=str(target), env=dict(env or {}))
+    with open(errlog or os.devnull, "a") as err:
+        connection = stdio_client(params, errlog=err)
+        async with Client(connection, mode=mode, read_timeout_seconds=CALL_TIMEOUT, **options) as client:
+            yield client
+
+
 def text_of(result: Any) -> str:
     """All text blocks of a CallToolResult, joined."""
     return "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")

@@ -5,17 +5,15 @@ declines, and the recording upstream shows what reached the API (a declined call
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx2
 import mcp.types as types
 import pytest
 from e2e_support import Generated
 from http_support import HttpServer
-from mcp_support import CALL_TIMEOUT, CLIENT_MODES, run_async, text_of
+from mcp_support import CLIENT_MODES, run_async, session_over, text_of
 from petstore_support import pets_upstream
 from recording_upstream import RecordingUpstream
 
@@ -42,28 +40,11 @@ class User:
         return types.ElicitResult(action=self.action, content={} if self.action == "accept" else None)
 
 
-@asynccontextmanager
-async def client_of(
+def client_of(
     transport: str, target: str | Path, env: dict[str, str], era: str, user: User | None, err: Path
-) -> AsyncIterator[Any]:
-    """mcp.Client over stdio (`target`: the command) or HTTP (`target`: the URL), with `user`."""
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-    from mcp.client.streamable_http import streamable_http_client
-
-    mode = CLIENT_MODES[era][0]
-    if transport == "http":
-        async with httpx2.AsyncClient(timeout=CALL_TIMEOUT) as http:
-            connection = streamable_http_client(str(target), http_client=http)
-            async with Client(connection, mode=mode, elicitation_callback=user) as client:
-                yield client
-        return
-    params = StdioServerParameters(command=str(target), env=env)
-    with open(err, "a") as errlog:
-        async with Client(
-            stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=user
-        ) as client:
-            yield client
+) -> Any:
+    """mcp.Client over `transport` in the protocol `era`, the `user` answering its questions."""
+    return session_over(transport, target, env, CLIENT_MODES[era][0], err, elicitation_callback=user)
 
 
 def calls(
