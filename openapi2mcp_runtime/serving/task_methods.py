@@ -81,7 +81,10 @@ def register(server: Any, call_tool: CallTool, tasks: Tasks) -> None:
         await task.done.wait()
         if task.result is None:
             raise MCPError.from_error_data(
-                task.error or types.ErrorData(code=types.INTERNAL_ERROR, message="task cancelled")
+                task.error
+                or types.ErrorData(
+                    code=types.INVALID_PARAMS, message="The task was cancelled: it has no result"
+                )
             )
         answer = _dumped(task.result, ctx.protocol_version)
         answer["_meta"] = {**(answer.get("_meta") or {}), RELATED: {"taskId": task.task_id}}

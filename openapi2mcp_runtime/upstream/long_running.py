@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from ..results import responses as res
+from . import audit
 from . import resilience as rs
 from . import serialize as ser
 
@@ -243,9 +244,15 @@ class Follower:
             "GET", parts.path or "/", [parts.query] if parts.query else []
         )
         own = origin == _origin(base_url)
-        return await self.sender.send(
-            request, chosen if own else (), origin, call, retried=True, deadline=deadline
-        )
+        record = audit.CURRENT.get(None)
+        attempts = record.attempts if record is not None else 0
+        try:
+            return await self.sender.send(
+                request, chosen if own else (), origin, call, retried=True, deadline=deadline
+            )
+        finally:
+            if record is not None:  # a poll is no attempt of the call's request
+                record.attempts = attempts
 
 
 def _origin(url: str) -> str:

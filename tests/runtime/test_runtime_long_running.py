@@ -316,3 +316,22 @@ async def test_a_legacy_task_its_status_and_its_result(tools: Any, service: Any)
     )
     assert forbidden.value.error.code == -32601
     assert sent(service) == ["POST /reports", *["GET /reports/jobs/j1"] * 3]
+
+
+async def test_a_legacy_cancel_answers_the_cancelled_task_and_cancels_the_job(
+    tools: Any, service: Any
+) -> None:
+    server = mcp_server(tools)
+    async with legacy_session(server) as (session, dispatcher):
+        call = {"name": "createReport", "arguments": {"polls": -1}, "task": {}}
+        created = await dispatcher.send_raw_request("tools/call", call, None)
+        with anyio.fail_after(10):
+            while "GET /reports/jobs/j1" not in sent(service):
+                await anyio.sleep(0.02)
+        cancelled = await task_client.legacy_request(session, "tasks/cancel", created["task"]["taskId"])
+        with pytest.raises(mcp.MCPError) as no_result:
+            await task_client.legacy_request(session, "tasks/result", created["task"]["taskId"])
+    assert cancelled["status"] == "cancelled"
+    assert cancelled["statusMessage"].startswith("cancelled by the client; the API's cancel operation")
+    assert service.jobs["j1"].status == "cancelled"
+    assert no_result.value.error.message == "The task was cancelled: it has no result"
