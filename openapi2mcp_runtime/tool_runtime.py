@@ -26,7 +26,6 @@ from .results import responses as res
 from .results import validation
 from .serving import request_meta
 from .serving import task_methods as tm
-from .serving.tasks import MAX_RUNNING as MAX_RUNNING_TASKS
 from .serving.tasks import TaskRecord, Tasks
 from .settings import ConfigError, Narrowing, Settings, ToolError
 from .upstream import audit
@@ -102,7 +101,8 @@ class ToolRuntime:
         self.mcp_log = audit.McpLog()  # wiring.py answers logging/setLevel with it
         self.jobs = Jobs(self.sender, settings, self._routes, self._by_name)
         running_long = any(route.get("longRunning") for route in self._routes.values())
-        self.tasks = Tasks(self._cancel_operation) if running_long else None
+        header = source.header if source.mode == "from-request" else None
+        self.tasks = Tasks(self._cancel_operation, header) if running_long else None
 
     @classmethod
     def load(
@@ -235,8 +235,8 @@ class ToolRuntime:
     ) -> Answer:
         """The long-running tool's call as a task (tasks.py), answered at once."""
         assert self.tasks is not None
-        if self.tasks.running() >= MAX_RUNNING_TASKS:
-            return res.error_result(f"{MAX_RUNNING_TASKS} tasks are running: try again later")
+        if refused := self.tasks.refusal(ctx):
+            return res.error_result(refused)
         run = partial(self.call_tool, params.name, params.arguments or {}, offered)
         with rc.bound(ctx):  # the task's calls keep this request's credentials
             ttl = params.task.ttl if params.task is not None else None

@@ -27,7 +27,8 @@ logger = logging.getLogger(__name__)
 TTL_MS = 3_600_000  # a task's time to live when the client asks for none: an hour
 MAX_TTL_MS = 86_400_000  # the longest a client may ask for: a day
 MIN_TTL_MS = 60_000
-MAX_RUNNING = 100  # tasks running at once; one more call runs as a plain call would
+MAX_RUNNING = 200  # tasks running at once in all; one more is refused (isError)
+MAX_RUNNING_EACH = 20  # and for one caller (its owner, over HTTP its session too)
 MAX_KEPT = 1_000  # tasks kept (the oldest ended ones go first)
 TERMINAL = ("completed", "failed", "cancelled")
 
@@ -40,6 +41,7 @@ class TaskRecord:
     owner: str | None
     tool: str
     ttl_ms: int
+    session: str | None = None  # the HTTP session that made it (for MAX_RUNNING_EACH)
     created: datetime = field(default_factory=lambda: datetime.now(UTC))
     updated: datetime = field(default_factory=lambda: datetime.now(UTC))
     status: str = "working"
@@ -77,12 +79,27 @@ Cancel = Callable[[TaskRecord], Awaitable[str | None]]  # the API's cancel call:
 class Tasks:
     """The tasks of one server process."""
 
-    def __init__(self, cancel_operation: Cancel) -> None:
+    def __init__(self, cancel_operation: Cancel, credential_header: str | None = None) -> None:
+        """`credential_header`: --credentials from-request's, which binds a task too."""
         self._tasks: OrderedDict[str, TaskRecord] = OrderedDict()
         self._cancel_operation = cancel_operation
+        self._headers = (
+            "authorization",
+            *([credential_header.lower()] if credential_header else []),
+        )
 
-    def running(self) -> int:
-        return sum(1 for task in self._tasks.values() if task.status not in TERMINAL)
+    def refusal(self, ctx: Any) -> str | None:
+        """Why the caller may not start another task now (None: it may)."""
+        running = [task for task in self._tasks.values() if task.status not in TERMINAL]
+        if len(running) >= MAX_RUNNING:
+            return f"{MAX_RUNNING} tasks are running on this server: try again when one has ended"
+        caller = (owner_of(ctx, self._headers), _session_of(ctx))
+        if sum((task.owner, task.session) == caller for task in running) >= MAX_RUNNING_EACH:
+            return (
+                f"This client has {MAX_RUNNING_EACH} tasks running: wait for one to end (tasks/get)"
+                " or cancel one (tasks/cancel)"
+            )
+        return None
 
     def start(
         self,
@@ -94,7 +111,9 @@ class Tasks:
         """A task running `run()` in the background, owned by the request's caller."""
         self._forget_expired()
         ttl = min(max(ttl_ms or TTL_MS, MIN_TTL_MS), MAX_TTL_MS)
-        task = TaskRecord(secrets.token_urlsafe(24), owner_of(ctx), tool, ttl)
+        task = TaskRecord(
+            secrets.token_urlsafe(24), owner_of(ctx, self._headers), tool, ttl, _session_of(ctx)
+        )
         loop = asyncio.get_running_loop()
         watch = lro.Watch(loop.time() + ttl / 1000, _reporter(task))
         with request_meta.detached():  # the request ends now: no progress on its token
@@ -123,7 +142,7 @@ class Tasks:
         """The caller's task `task_id`; MCPError -32602 when there is none (or no longer)."""
         self._forget_expired()
         task = self._tasks.get(task_id)
-        if task is None or task.owner != owner_of(ctx):
+        if task is None or task.owner != owner_of(ctx, self._headers):
             raise MCPError(
                 code=types.INVALID_PARAMS, message="Failed to retrieve task: Task not found"
             )
@@ -158,23 +177,23 @@ class Tasks:
         await asyncio.gather(*runners, return_exceptions=True)
 
 
-def owner_of(ctx: Any) -> str | None:
+def owner_of(ctx: Any, headers: tuple[str, ...]) -> str | None:
     """Who a task belongs to: the HTTP request's authenticated principal, else a digest of its
-    Authorization and forwarded credential headers; None over stdio (one client)."""
+    `headers` (Authorization, the forwarded API credential); None over stdio (one client)."""
     request = getattr(ctx, "request", None)
     if request is None:
         return None
     from mcp.server.request_state import authenticated_principal
 
     principal = authenticated_principal(ctx) or ""
-    parts = [principal, *(f"{k}:{v}" for k, v in request.headers.items() if _credential(k))]
+    parts = [principal, *(f"{name}:{request.headers.get(name, '')}" for name in headers)]
     joined = "\n".join(parts)
-    return hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest() if joined else None
+    return hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _credential(header: str) -> bool:
-    name = header.lower()
-    return name == "authorization" or name.startswith("x-upstream-") or "credential" in name
+def _session_of(ctx: Any) -> str | None:
+    request = getattr(ctx, "request", None)
+    return None if request is None else request.headers.get("mcp-session-id")
 
 
 def _reporter(task: TaskRecord) -> Callable[[lro.Job, lro.Status, int], Awaitable[None]]:

@@ -335,3 +335,46 @@ async def test_a_legacy_cancel_answers_the_cancelled_task_and_cancels_the_job(
     assert cancelled["statusMessage"].startswith("cancelled by the client; the API's cancel operation")
     assert service.jobs["j1"].status == "cancelled"
     assert no_result.value.error.message == "The task was cancelled: it has no result"
+
+
+async def test_one_caller_may_run_only_so_many_tasks(
+    tools: Any, service: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from openapi2mcp_runtime.serving import tasks as task_store
+
+    monkeypatch.setattr(task_store, "MAX_RUNNING_EACH", 1)
+    server = mcp_server(tools)
+    async with mcp.Client(server, extensions=[Tasks()]) as client:
+        first = await client.session.call_tool("createReport", {"polls": -1}, allow_claimed=True)
+        second = await client.session.call_tool("createReport", {"polls": -1}, allow_claimed=True)
+        await task_client.task_request(client.session, "tasks/cancel", first.task_id)
+        third = await client.session.call_tool("createReport", {"polls": 1}, allow_claimed=True)
+    assert isinstance(first, CreatedTask) and isinstance(third, CreatedTask)
+    assert second.is_error is True
+    assert text_of(second) == (
+        "This client has 1 tasks running: wait for one to end (tasks/get) or cancel one (tasks/cancel)"
+    )
+
+
+class Request:
+    def __init__(self, **headers: str) -> None:
+        self.headers = {name.lower(): value for name, value in headers.items()}
+
+
+class Ctx:
+    def __init__(self, request: Request | None) -> None:
+        self.request = request
+
+
+def test_a_task_belongs_to_the_credentials_that_made_it() -> None:
+    from openapi2mcp_runtime.serving.tasks import owner_of
+
+    headers = ("authorization", "x-upstream-authorization")
+    alice, bob = Request(Authorization="Bearer a"), Request(Authorization="Bearer b")
+    forwarded = Request(**{"X-Upstream-Authorization": "token c"})
+    owners = [owner_of(Ctx(r), headers) for r in (alice, bob, forwarded, Request())]
+    assert len(set(owners)) == 4 and None not in owners
+    assert owner_of(Ctx(Request(Authorization="Bearer a")), headers) == owners[0]
+    assert owner_of(Ctx(None), headers) is None  # stdio: one client
+    unnamed = owner_of(Ctx(forwarded), ("authorization",))  # a header not named is not read
+    assert unnamed == owner_of(Ctx(Request()), ("authorization",))
