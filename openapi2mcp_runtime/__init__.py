@@ -13,8 +13,9 @@ installed as the `openapi2mcp-runtime` distribution (`generate --runtime package
 It imports nothing of the generator (`openapi2mcp`); its modules import each other relatively.
 """
 
-# 0.1.1 added serving/command.py, which every server.py generated since imports
-__version__ = "0.1.1"
+# 0.1.1 added serving/command.py, which every server.py generated since imports; 0.1.2 long-running
+# operations as tasks, confirmation and tools/list pages (tool data of 0.1.1 runs unchanged)
+__version__ = "0.1.2"
 
 # What it needs: a vendored package's pyproject lists these, the openapi2mcp-runtime wheel too.
 DEPENDENCIES = (

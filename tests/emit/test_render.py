@@ -496,3 +496,16 @@ def test_the_config_files_mode_is_the_servers_default() -> None:
     server = generate(str(PETSTORE), options).files["petstore/server.py"]
     assert 'DEFAULT_MODE = "dynamic"\n' in server
     assert 'DEFAULT_MODE = "auto"\n' in petstore().files["petstore/server.py"]
+
+
+def test_the_readme_marks_the_long_running_tools_and_says_how_to_follow_one() -> None:
+    document = spec()
+    accepted = {"202": {"description": "started", "headers": {"Location": {"schema": {"type": "string"}}}}}
+    document["paths"]["/jobs"] = {"post": {"operationId": "startJob", "responses": accepted}}
+    readme = rendered(document)["README.md"]
+    assert "| `startJob` | `POST /jobs` | Start job | non-destructive, long-running |" in readme
+    assert "| `a` | `GET /a` | A | read-only |" in readme
+    section = readme.split("### Long-running tools (1)\n\n", 1)[1].split("\n## ", 1)[0]
+    assert section.startswith("`startJob` starts work\nthat goes on after the API's first answer.")
+    assert "within `T_TIMEOUT`" in section and "`tasks/cancel`" in section
+    assert "### Long-running tools" not in rendered(spec())["README.md"]
