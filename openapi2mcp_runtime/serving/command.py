@@ -61,6 +61,8 @@ class ServerCommand:
             if problem := http_serving.start_problem(args, settings):
                 raise runtime.ConfigError(problem)
             tools = self.load_tools(settings)
+            if args.transport == "http" and args.workers > 1:
+                tools.tasks = None  # a task lives in one process: each call follows its own job
         except runtime.ConfigError as error:
             print(f"{self.name}: {error}", file=sys.stderr)
             return 2

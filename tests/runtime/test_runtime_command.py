@@ -7,17 +7,17 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import mcp
 import pytest
 
+from openapi2mcp_runtime.serving import http_serving
 from openapi2mcp_runtime.serving.command import ServerCommand
 
 from .conftest import param, tool, tool_data
 
-PETS = tool(
-    "list_pets", "GET", "/pets", params=(param("limit", "query", {"type": "integer"}),)
-)
+PETS = tool("list_pets", "GET", "/pets", params=(param("limit", "query", {"type": "integer"}),))
 DELETE = tool(
     "delete_pet",
     "DELETE",
@@ -48,15 +48,11 @@ def command(tmp_path: Path) -> Iterator[ServerCommand]:
         description="MCP server for Test API.",
     )
     sys.path.remove(str(tmp_path))
-    for name in [
-        name for name in sys.modules if name == "cmdpkg" or name.startswith("cmdpkg.")
-    ]:
+    for name in [name for name in sys.modules if name == "cmdpkg" or name.startswith("cmdpkg.")]:
         del sys.modules[name]
 
 
-async def listed(
-    command: ServerCommand, env: dict[str, str], **flags: str | bool | None
-) -> list[str]:
+async def listed(command: ServerCommand, env: dict[str, str], **flags: str | bool | None) -> list[str]:
     tools = command.load_tools(command.settings(env, flags=flags))
     try:
         async with mcp.Client(command.build_server(tools)) as client:
@@ -95,15 +91,10 @@ def test_a_bad_setting_exits_2_naming_the_server_and_the_variable(
 def test_a_broken_hooks_py_exits_2_with_its_traceback(
     command: ServerCommand, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (command.tool_data.parent.parent / "hooks.py").write_text(
-        "import no_such_module\n", encoding="utf-8"
-    )
+    (command.tool_data.parent.parent / "hooks.py").write_text("import no_such_module\n", encoding="utf-8")
     assert command.run(["--base-url", "http://127.0.0.1:9"]) == 2
     error = capsys.readouterr().err
-    assert (
-        error.startswith("t-server: cannot load hooks.py:\n")
-        and "no_such_module" in error
-    )
+    assert error.startswith("t-server: cannot load hooks.py:\n") and "no_such_module" in error
 
 
 def test_an_http_only_flag_on_stdio_exits_2(
@@ -131,3 +122,18 @@ def test_the_help_names_each_flags_variable_and_the_default_mode(
         assert f"(default: {variable})" in text
     assert "(default: $T_MODE, else auto)" in text
     assert "MCP server for Test API." in text
+
+
+@pytest.mark.parametrize(("argv", "tasks"), [([], True), (["--stateless", "--workers", "2"], False)])
+def test_under_workers_long_running_calls_are_followed_within_the_call(
+    command: ServerCommand, monkeypatch: pytest.MonkeyPatch, argv: list[str], tasks: bool
+) -> None:
+    """A task lives in one process, and another worker would answer its tasks/get: with
+    --workers N > 1 the server keeps no tasks (nor declares them)."""
+    data = tool_data(PETS, DELETE)
+    data["routes"]["delete_pet"]["longRunning"] = {"source": "x-mcp", "finalStateVia": None, "cancel": None}
+    command.tool_data.write_text(json.dumps(data), encoding="utf-8")
+    served: list[Any] = []
+    monkeypatch.setattr(http_serving, "serve", lambda server, tools, *rest: served.append(tools))
+    assert command.run(["--transport", "http", *argv]) == 0
+    assert (served[0].tasks is not None) is tasks
