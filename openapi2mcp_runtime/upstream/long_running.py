@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from ..results import responses as res
+from ..settings import ToolError
 from . import audit
 from . import resilience as rs
 from . import serialize as ser
@@ -226,7 +227,12 @@ class Follower:
             if loop.time() + wait >= watch.deadline:
                 return Outcome(job, status, answer, polls, pending=True)
             await asyncio.sleep(wait)
-            answer = await self.get(job.status_url, chosen, base_url, call, watch.deadline)
+            try:
+                answer = await self.get(job.status_url, chosen, base_url, call, watch.deadline)
+            except ToolError:
+                if watch.deadline - loop.time() > _MIN_WAIT:  # a poll that failed on its own
+                    raise
+                return Outcome(job, status, answer, polls, pending=True)  # cut by the deadline
             status, polls = classify(answer), polls + 1
         await watch.report(job, status, polls)
         if status.state == COMPLETED and job.result_url and job.result_url != job.status_url:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from recording_upstream import Recorded, RecordingUpstream, Reply
@@ -26,6 +26,7 @@ class Job:
     polls_left: int  # -1: it never ends
     fail: bool
     status: str = "running"
+    slow: float = 0.0  # seconds before each status answer
 
 
 def reply(status: int, body: Any = None, *headers: tuple[str, str]) -> Reply:
@@ -61,6 +62,7 @@ class LroService:
                 int(asked.get("rows", 1)),
                 int(asked.get("polls", 2)),
                 bool(asked.get("fail")),
+                slow=float(asked.get("slow", 0)),
             )
             self.jobs[job.job_id] = job
             return reply(
@@ -74,7 +76,7 @@ class LroService:
                 job.status = "cancelled"
             return reply(202, {"id": job.job_id, "status": job.status})
         if request.method == "GET" and len(parts) == 3:
-            return reply(200, self._polled(job))
+            return replace(reply(200, self._polled(job)), delay=job.slow)
         return reply(405, {"error": "method not allowed"})
 
     @staticmethod

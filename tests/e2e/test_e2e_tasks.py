@@ -171,7 +171,7 @@ def test_a_plain_call_is_followed_to_its_end(
 def test_out_of_time_a_call_says_how_to_look_the_job_up(
     reports: Generated, service: Any, tmp_path: Path
 ) -> None:
-    env = {"PATH": os.environ["PATH"], **reports.env(service.url, TIMEOUT="1")}
+    env = {"PATH": os.environ["PATH"], **reports.env(service.url, TIMEOUT="2")}
 
     async def body() -> tuple[Any, Any]:
         async with session_over("stdio", reports.command, env, "legacy", tmp_path / "err.log") as client:

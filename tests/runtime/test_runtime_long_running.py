@@ -33,7 +33,12 @@ LONG = {"source": "x-mcp", "finalStateVia": None, "cancel": None}
 
 
 def data() -> dict[str, Any]:
-    fields = (body_field("rows", INT), body_field("polls", INT), body_field("fail", {"type": "boolean"}))
+    fields = (
+        body_field("rows", INT),
+        body_field("polls", INT),
+        body_field("fail", {"type": "boolean"}),
+        body_field("slow", {"type": "number"}),
+    )
     made = tool_data(
         tool(
             "createReport", "POST", "/reports", request_body=body("application/json", "json", fields=fields)
@@ -94,7 +99,7 @@ async def test_progress_is_reported_while_it_is_polled(tools: Any, service: Any)
 
 
 async def test_when_the_timeout_runs_out_the_call_says_how_to_look_the_job_up(service: Any) -> None:
-    settings = runtime.Settings.from_env({"T_BASE_URL": service.url, "T_TIMEOUT": "0.6"}, prefix="T")
+    settings = runtime.Settings.from_env({"T_BASE_URL": service.url, "T_TIMEOUT": "1.5"}, prefix="T")
     tools = runtime.ToolRuntime(data(), settings)
     try:
         params = types.CallToolRequestParams(name="createReport", arguments={"polls": -1})
@@ -108,12 +113,25 @@ async def test_when_the_timeout_runs_out_the_call_says_how_to_look_the_job_up(se
     assert answer["lookUp"] == {"tool": "getReportJob", "arguments": {"jobId": "j1"}}
     assert answer["lastStatus"] == {"id": "j1", "status": "running", "percentComplete": 50}
     assert answer["howToFollow"] == (
-        "The operation is still running after the 0.6 s this server waits (T_TIMEOUT). Call the tool"
+        "The operation is still running after the 1.5 s this server waits (T_TIMEOUT). Call the tool"
         ' getReportJob with {"jobId": "j1"} to see its status later; do not call this tool again for'
         " the same operation."
     )
-    assert 2 <= answer["polls"] <= 12
+    assert 2 <= answer["polls"] <= 40
     assert service.jobs["j1"].status == "running"
+
+
+async def test_a_poll_cut_by_the_deadline_ends_the_call_as_still_running(service: Any) -> None:
+    settings = runtime.Settings.from_env({"T_BASE_URL": service.url, "T_TIMEOUT": "1"}, prefix="T")
+    tools = runtime.ToolRuntime(data(), settings)
+    try:
+        params = types.CallToolRequestParams(name="createReport", arguments={"polls": -1, "slow": 0.6})
+        result = await tools.on_call_tool(None, params)
+    finally:
+        await tools.aclose()
+    assert result.is_error is not True, text_of(result)
+    assert result.structured_content["status"] == "working"
+    assert result.structured_content["polls"] == 1
 
 
 async def test_a_failed_job_is_an_error_result(tools: Any, service: Any) -> None:
