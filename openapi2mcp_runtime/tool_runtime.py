@@ -221,10 +221,10 @@ class ToolRuntime:
                 return asked
             result = await self._meta(ctx, view, name, arguments)
             return result if name == mt.CALL else await self._recorded(caller, result)
-        confirming = self.settings.confirmation.scope != "none"  # (no cost otherwise)
-        call = {"name": name, "arguments": arguments}
-        if confirming and (asked := await self._confirmed(ctx, params, view, call, caller)):
-            return asked
+        if self.settings.confirmation.scope != "none":  # (no cost otherwise)
+            call = {"name": name, "arguments": arguments}
+            if asked := await self._confirmed(ctx, params, view, call, caller):
+                return asked
         if self.tasks is not None and tm.wanted(ctx, params, self._routes.get(name)):
             return self._task(ctx, params, view.names)
         with rc.bound(ctx):  # --credentials from-request: this request's own

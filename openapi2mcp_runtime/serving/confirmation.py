@@ -18,9 +18,10 @@ from typing import Any
 import mcp.types as types
 from mcp import MCPError
 
+from . import request_meta
+
 SCOPES = ("none", "destructive", "writes")
 FALLBACKS = ("refuse", "allow")
-MODERN = "2026-07-28"  # from this protocol version on, the server asks through input_required
 STATE = "openapi2mcp/confirm/1"  # the requestState minted with the question
 KEY = "confirm"  # the input request's key
 DECLINED = "not sent: the user declined"
@@ -84,7 +85,7 @@ class Confirmation:
         session = getattr(ctx, "session", None)
         if session is None:  # an in-process call without a client: nobody to ask
             return self._unasked("there is no client to ask")
-        if ctx.protocol_version >= MODERN:
+        if request_meta.modern(ctx):  # the server asks through input_required
             if (accepted := _answer(params)) is None:
                 return self._question(session, what)
             return None if accepted else _refused(DECLINED)

@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcp.types.version import MODERN_PROTOCOL_VERSIONS
+
 logger = logging.getLogger(__name__)
 
 Report = Callable[[float, float | None, str | None], Awaitable[None]]  # (progress, total, message)
@@ -111,6 +113,13 @@ async def step(message: str, done: float | None = None) -> None:
     current = _CURRENT.get()
     if current is not None and current.progress is not None:
         await current.progress.step(message, done)
+
+
+def modern(ctx: Any) -> bool:
+    """Whether the request speaks a protocol of the 2026-07-28 era (no handshake: change
+    notifications ride subscriptions/listen, questions ride input_required, tasks are an
+    extension); an in-process call (no ctx) is not."""
+    return getattr(ctx, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
 
 
 def trace() -> Mapping[str, str]:

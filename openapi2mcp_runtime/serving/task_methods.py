@@ -19,11 +19,11 @@ from mcp.types.methods import serialize_server_result
 from pydantic import ValidationError
 
 from ..upstream import request_credentials as rc
+from . import request_meta
 from .tasks import TERMINAL, TaskRecord, Tasks
 
 EXTENSION = "io.modelcontextprotocol/tasks"
 RELATED = "io.modelcontextprotocol/related-task"
-MODERN = "2026-07-28"
 
 
 CallTool = Callable[[Any, types.CallToolRequestParams], Awaitable[Any]]
@@ -38,7 +38,7 @@ def wanted(ctx: Any, params: types.CallToolRequestParams, route: Mapping[str, An
     -32601 for a tool that is not long-running), on 2026-07-28 the server decides: a long-running
     tool, for a request that declares the tasks extension."""
     long_running = bool(route and route.get("longRunning"))
-    if ctx is None or ctx.protocol_version < MODERN:
+    if not request_meta.modern(ctx):
         if params.task is not None and not long_running:
             raise MCPError(
                 code=types.METHOD_NOT_FOUND,
@@ -53,7 +53,7 @@ def wanted(ctx: Any, params: types.CallToolRequestParams, route: Mapping[str, An
 
 def created(task: TaskRecord, ctx: Any) -> dict[str, Any]:
     """tools/call's answer for a task just created."""
-    if ctx is not None and ctx.protocol_version >= MODERN:
+    if request_meta.modern(ctx):
         return {"resultType": "task", **task.fields(modern=True)}
     return {"task": task.fields(modern=False)}
 
@@ -64,18 +64,18 @@ def register(server: Any, call_tool: CallTool, tasks: Tasks) -> None:
 
     async def get(ctx: Any, params: TaskIdParams) -> dict[str, Any]:
         task = tasks.find(ctx, params.task_id)
-        if ctx.protocol_version < MODERN:
+        if not request_meta.modern(ctx):
             return task.fields(modern=False)
         found = task.fields(modern=True)
         if task.result is not None:  # a tool's isError result is completed, not failed, here
             found["status"] = "completed"
-            found["result"] = _dumped(task.result, MODERN)
+            found["result"] = _dumped(task.result, ctx.protocol_version)
         elif task.error is not None:
             found["error"] = task.error.model_dump(mode="json", exclude_none=True)
         return found
 
     async def result(ctx: Any, params: TaskIdParams) -> dict[str, Any]:
-        if ctx.protocol_version >= MODERN:
+        if request_meta.modern(ctx):
             raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
         task = tasks.find(ctx, params.task_id)
         await task.done.wait()
@@ -92,7 +92,7 @@ def register(server: Any, call_tool: CallTool, tasks: Tasks) -> None:
 
     async def cancel(ctx: Any, params: TaskIdParams) -> dict[str, Any]:
         task = tasks.find(ctx, params.task_id)
-        modern = ctx.protocol_version >= MODERN
+        modern = request_meta.modern(ctx)
         if task.status in TERMINAL and not modern:
             raise MCPError(
                 code=types.INVALID_PARAMS, message=f"Cannot cancel task: it is {task.status}"
@@ -102,7 +102,7 @@ def register(server: Any, call_tool: CallTool, tasks: Tasks) -> None:
         return {} if modern else task.fields(modern=False)
 
     async def update(ctx: Any, params: TaskIdParams) -> dict[str, Any]:
-        if ctx.protocol_version < MODERN:
+        if not request_meta.modern(ctx):
             raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found")
         tasks.find(ctx, params.task_id)
         return {}  # no task of ours waits for input
@@ -140,7 +140,7 @@ class LegacyTaskCalls:
         if (
             ctx.method != "tools/call"
             or ctx.request_id is None
-            or ctx.protocol_version >= MODERN
+            or request_meta.modern(ctx)
             or not isinstance(raw, Mapping)
             or raw.get("task") is None
         ):

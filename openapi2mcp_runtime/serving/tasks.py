@@ -19,6 +19,7 @@ from typing import Any
 import mcp.types as types
 from mcp import MCPError
 
+from ..discovery.enabled import session_of
 from ..upstream import long_running as lro
 from . import request_meta
 
@@ -93,7 +94,7 @@ class Tasks:
         running = [task for task in self._tasks.values() if task.status not in TERMINAL]
         if len(running) >= MAX_RUNNING:
             return f"{MAX_RUNNING} tasks are running on this server: try again when one has ended"
-        caller = (owner_of(ctx, self._headers), _session_of(ctx))
+        caller = (owner_of(ctx, self._headers), session_of(ctx))
         if sum((task.owner, task.session) == caller for task in running) >= MAX_RUNNING_EACH:
             return (
                 f"This client has {MAX_RUNNING_EACH} tasks running: wait for one to end (tasks/get)"
@@ -112,7 +113,7 @@ class Tasks:
         self._forget_expired()
         ttl = min(max(ttl_ms or TTL_MS, MIN_TTL_MS), MAX_TTL_MS)
         task = TaskRecord(
-            secrets.token_urlsafe(24), owner_of(ctx, self._headers), tool, ttl, _session_of(ctx)
+            secrets.token_urlsafe(24), owner_of(ctx, self._headers), tool, ttl, session_of(ctx)
         )
         loop = asyncio.get_running_loop()
         watch = lro.Watch(loop.time() + ttl / 1000, _reporter(task))
@@ -189,11 +190,6 @@ def owner_of(ctx: Any, headers: tuple[str, ...]) -> str | None:
     parts = [principal, *(f"{name}:{request.headers.get(name, '')}" for name in headers)]
     joined = "\n".join(parts)
     return hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _session_of(ctx: Any) -> str | None:
-    request = getattr(ctx, "request", None)
-    return None if request is None else request.headers.get("mcp-session-id")
 
 
 def _reporter(task: TaskRecord) -> Callable[[lro.Job, lro.Status, int], Awaitable[None]]:

@@ -9,16 +9,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from . import task_methods
+from . import request_meta, task_methods
 
 if TYPE_CHECKING:
     from .. import tool_runtime as runtime
 
 # --workers: the key every worker seals (and opens) confirmation.py's requestState with
 STATE_KEY = "OPENAPI2MCP_REQUEST_STATE_KEY"
-MODERN = (
-    "2026-07-28"  # from this protocol version on, change notifications ride subscriptions/listen
-)
 
 
 class ListedOnce:
@@ -85,7 +82,7 @@ def build_server(tools: runtime.ToolRuntime, name: str, version: str, title: str
         handlers["on_subscriptions_listen"] = ListenHandler(bus)
 
         async def list_changed(ctx: Any) -> None:
-            if ctx.protocol_version >= MODERN:
+            if request_meta.modern(ctx):  # change notifications ride subscriptions/listen
                 await bus.publish(ToolsListChanged())
             else:
                 await ctx.session.send_tool_list_changed()
