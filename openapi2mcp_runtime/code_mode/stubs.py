@@ -1,0 +1,265 @@
+"""The `api` module's stub (`api.pyi`) from the tools' JSON Schemas: one keyword-only function per
+tool, a TypedDict per object with properties (stub_types.py makes the types), the tool's description
+as the docstring. The sandbox's type checker (ty) reads it and refuses a program that calls a tool
+wrongly before anything is sent.
+
+Decisions:
+- Results: the outputSchema is tolerant (the generator's converter: no `required`, `null` allowed
+  everywhere, `integer` widened to `number`). So a result's TypedDicts are `total=False` (ty reads
+  `p["key"]` of one without complaint; a missing key raises KeyError when run, `.get` is the careful
+  read), None is left out of its types (else ty refuses `p["name"].upper()` and `p["tags"][0]`), and
+  its numbers are `int` (ty takes an int wherever a float is expected; `float` would refuse
+  `range(r["pages"])` or an id passed on to the next call). The module's docstring says so.
+- Names: the tool's name as an identifier (`_` for other characters; `t` before a leading digit or
+  underscore, as the sandbox hides `_` names; `_` after a keyword or a name the stub needs), then
+  `_2`, `_3`... when taken (by another function, or by a TypedDict: the function gives way); an
+  argument's likewise (a property that already is an identifier keeps its name). A `$defs` object
+  is a TypedDict named after its definition, any other after the function and its path
+  (`CreatePetOwner`, `...Item` for array items, `...Value` for map values, `...Result` for the
+  return). Identical definitions share a name (compared as graphs, so recursion is fine), different
+  ones get `_2`, `_3`... A TypedDict whose keys would not work as class attributes (not identifiers,
+  keywords, or a name its types use: `str: int` would retype `name: str`) is written functionally.
+- Size: TypedDicts nest at most 4 levels (deeper objects are `dict[str, Any]`), and a function's
+  snippet (its TypedDicts and its def with the docstring, as describe_tools gives it) stays within
+  `STUB_CHARS`: past it, they nest one level less, down to none, then Literals of over
+  `FEW_LITERALS` values become their type, then the arguments' descriptions are cut to 60
+  characters, then left out (the tool's description is kept whole: a snippet is over the guard
+  only when that and the bare signature are). Measured on the corpus' nine largest specs (stripe,
+  kubernetes, cloudflare, openai...; 5,567 tools, whole schemas): unguarded, snippets run up to
+  186,000 characters (a kubernetes CRD), p99 20,000; at 6,000 characters (about 1,500 tokens),
+  91% keep all four levels, p50 is 1,700 and p90 4,800 (4,000 would keep 80%, 8,000 95%).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .stub_text import Argument, class_text, def_text, identifier, unique, unique_names
+from .stub_types import (
+    HOLE,
+    Limits,
+    Made,
+    SchemaTypes,
+    Shape,
+    TooLarge,
+    listed,
+    mapped,
+    pascal,
+)
+
+STUB_CHARS = 6_000
+FEW_LITERALS = 12
+ARG_CHARS = (150, 60, 0)  # an argument's description in `Args:`, in turn (0: left out)
+STAGES = (
+    *(Limits(depth, None, ARG_CHARS[0]) for depth in (4, 3, 2, 1, 0)),
+    *(Limits(0, FEW_LITERALS, chars) for chars in ARG_CHARS),
+)
+HEADER = '''"""This API's functions. Call each with keyword arguments; it returns the API's JSON answer.
+An API error raises OSError("HTTP 404 from get_pet: ..."); api.last_error() returns it as an ApiError.
+Results are typed as documented, but a key may be missing (read it with .get() when unsure) and a
+value None; their numbers are typed int, though the API may send a float."""
+
+from typing import {imports}
+
+class ApiError(TypedDict):
+    tool: str
+    status: int | None
+    message: str
+    body: Any
+
+def last_error() -> ApiError | None:
+    """The last API error this program caught (None before any)."""
+'''
+TYPING = ("Any", "Literal", "NotRequired", "TypedDict")
+RESERVED = frozenset(
+    {*TYPING, "ApiError", "last_error", "str", "int", "float", "bool", "list", "dict"}
+)
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # the Python identifier the program calls: api.<name>(...)
+    tool: str  # the MCP tool it calls
+    keywords: Mapping[str, str]  # every keyword argument -> the tool's argument name
+
+
+@dataclass(frozen=True)
+class Module:
+    text: str  # the whole api.pyi
+    functions: Mapping[str, Function]  # by Python name
+
+
+def module_stub(tools: Sequence[Mapping[str, Any]]) -> Module:
+    """The `api` module's stub for these tools, in their order."""
+    built = _Built(tools)
+    blocks, written = [], set[str]()
+    for index in range(len(tools)):
+        classes = built.classes(index)
+        blocks += [text for name, text in classes if name not in written]
+        written.update(name for name, _ in classes)
+        blocks.append(built.function(index))
+    body = "".join(f"\n{block}\n" for block in blocks)
+    imports = [name for name in TYPING if name in ("Any", "TypedDict") or f"{name}[" in body]
+    functions = {
+        draft.name: Function(draft.name, draft.tool, draft.keywords) for draft in built.drafts
+    }
+    return Module(HEADER.format(imports=", ".join(imports)) + body, functions)
+
+
+def tool_stubs(tools: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Per tool name: its function's stub with the types it uses (a self-contained snippet without
+    the module header), for describe_tools; the names are module_stub's."""
+    built = _Built(tools)
+    return {
+        draft.tool: "\n\n".join(
+            [*(text for _, text in built.classes(index)), built.function(index)]
+        )
+        for index, draft in enumerate(built.drafts)
+    }
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """One tool's function before its TypedDicts are named across the module."""
+
+    name: str
+    tool: str
+    description: str
+    keywords: dict[str, str]
+    arguments: list[Argument]
+    returns: str
+    shapes: list[Shape]
+    limits: Limits
+
+    def reachable(self) -> list[int]:
+        """The TypedDicts the function uses, as its text first refers to each."""
+        order: dict[int, None] = {}
+
+        def visit(text: str) -> None:
+            for match in HOLE.finditer(text):
+                index = int(match.group(1))
+                if index not in order:
+                    order[index] = None
+                    for _, field_type, _ in self.shapes[index].fields:
+                        visit(field_type)
+
+        for text in [*(argument.type for argument in self.arguments), self.returns]:
+            visit(text)
+        return list(order)
+
+
+class _Built:
+    """The tools' functions drafted (each within the size guard) and their TypedDicts named."""
+
+    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
+        wanted = unique_names([str(tool.get("name", "")) for tool in tools], set(RESERVED), True)
+        drafts = [_fitted(tool, name) for tool, name in zip(tools, wanted, strict=True)]
+        self.names = _class_names(drafts, set(RESERVED))
+        classes = set(self.names.values())
+        taken = classes | set(wanted)  # a function named like a TypedDict gives way
+        self.drafts = [
+            replace(draft, name=unique(draft.name, taken)) if draft.name in classes else draft
+            for draft in drafts
+        ]
+
+    def classes(self, index: int) -> list[tuple[str, str]]:
+        """The TypedDicts function `index` uses: (name, text), each once."""
+        draft, found = self.drafts[index], dict[str, str]()
+        for shape in draft.reachable():
+            name = self.names[index, shape]
+            found.setdefault(
+                name, class_text(name, draft.shapes[shape].fields, self.name_of(index))
+            )
+        return list(found.items())
+
+    def function(self, index: int) -> str:
+        return _def_text(self.drafts[index], self.name_of(index))
+
+    def name_of(self, index: int) -> Callable[[int], str]:
+        return lambda shape: self.names[index, shape]
+
+
+def _fitted(tool: Mapping[str, Any], name: str) -> _Draft:
+    """The tool's function at the first stage whose snippet fits in STUB_CHARS (else the last)."""
+    told = tool.get("description")
+    room = STUB_CHARS - len(told) if isinstance(told, str) else STUB_CHARS
+    for limits in STAGES[:-1]:
+        try:
+            draft = _draft(tool, name, limits, Made(limit=room))
+        except TooLarge:
+            continue
+        if _size(draft) <= STUB_CHARS:
+            return draft
+    return _draft(tool, name, STAGES[-1], Made())
+
+
+def _size(draft: _Draft) -> int:
+    """The snippet's characters, with room for a `_NN` suffix on each TypedDict's name."""
+    room: Callable[[int], str] = lambda index: f"{draft.shapes[index].base}_99"  # noqa: E731
+    classes = [
+        class_text(room(index), draft.shapes[index].fields, room) for index in draft.reachable()
+    ]
+    return sum(len(text) + 2 for text in classes) + len(_def_text(draft, room))
+
+
+def _draft(tool: Mapping[str, Any], name: str, limits: Limits, made: Made) -> _Draft:
+    schema, output, description = (
+        tool.get("inputSchema"),
+        tool.get("outputSchema"),
+        tool.get("description"),
+    )
+    inputs = SchemaTypes(schema, limits, False, made)
+    root = inputs.merged(schema, ()) if isinstance(schema, dict) else {}
+    properties, required = mapped(root.get("properties")), listed(root.get("required"))
+    keywords = dict(zip(unique_names(list(properties), set()), properties, strict=True))
+    base, arguments = pascal(name), []
+    for keyword_name, key in keywords.items():
+        told = mapped(properties[key]).get("description")
+        text = inputs.text(properties[key], base + pascal(key), 0)
+        arguments.append(
+            Argument(keyword_name, text, key in required, told if isinstance(told, str) else "")
+        )
+    returns = "Any"
+    if isinstance(output, dict):
+        wrapped = mapped(output.get("properties")).get("result") if tool.get("wrapped") else output
+        returns = SchemaTypes(output, limits, True, made).text(wrapped, base + "Result", 0)
+    text = description if isinstance(description, str) else ""
+    return _Draft(
+        name, str(tool.get("name", "")), text, keywords, arguments, returns, made.shapes, limits
+    )
+
+
+def _class_names(drafts: Sequence[_Draft], taken: set[str]) -> dict[tuple[int, int], str]:
+    """A name for each TypedDict used, by (function, index): equivalent ones (same wanted name, same
+    keys, same types, refining until stable: a partition of the graph) share it."""
+    keys = [
+        (function, index) for function, draft in enumerate(drafts) for index in draft.reachable()
+    ]
+    classes, count = dict.fromkeys(keys, 0), 1
+
+    def signature(key: tuple[int, int]) -> tuple[Any, ...]:
+        shape = drafts[key[0]].shapes[key[1]]
+        refer = lambda match: f"\x00{classes[key[0], int(match.group(1))]}\x00"  # noqa: E731
+        fields = tuple((k, HOLE.sub(refer, text), required) for k, text, required in shape.fields)
+        return classes[key], shape.base, fields
+
+    while True:
+        numbers: dict[tuple[Any, ...], int] = {}
+        refined = {key: numbers.setdefault(signature(key), len(numbers)) for key in keys}
+        if len(numbers) == count:
+            break
+        classes, count = refined, len(numbers)
+    named: dict[int, str] = {}
+    for function, index in keys:
+        number = refined[function, index]
+        if number not in named:
+            wanted = identifier(drafts[function].shapes[index].base, RESERVED, True)
+            named[number] = unique(wanted, taken)
+    return {key: named[refined[key]] for key in keys}
+
+
+def _def_text(draft: _Draft, name_of: Callable[[int], str]) -> str:
+    arguments, returns, limits = draft.arguments, draft.returns, draft.limits
+    return def_text(draft.name, arguments, returns, draft.description, limits.arg_chars, name_of)
