@@ -8,14 +8,16 @@ installed as the `openapi2mcp-runtime` distribution (`generate --runtime package
 - `upstream/`: the API requests: serialization, credentials, the HTTP client, retries and limits;
 - `discovery/`: which tools a request sees and how they are listed, the meta-tools, search;
 - `results/`: answers made into tool results: validation, conformance, trimming;
-- `hooks/`: the API of a package's hooks.py, and running its hooks.
+- `hooks/`: the API of a package's hooks.py, and running its hooks;
+- `code_mode/`: `--mode code`: the agent's programs, run in the pydantic-monty sandbox.
 
 It imports nothing of the generator (`openapi2mcp`); its modules import each other relatively.
 """
 
 # 0.1.1 added serving/command.py, which every server.py generated since imports; 0.1.2 long-running
-# operations as tasks, confirmation and tools/list pages (tool data of 0.1.1 runs unchanged)
-__version__ = "0.1.2"
+# operations as tasks, confirmation and tools/list pages (tool data of 0.1.1 runs unchanged); 0.1.3
+# code mode
+__version__ = "0.1.3"
 
 # What it needs: a vendored package's pyproject lists these, the openapi2mcp-runtime wheel too.
 DEPENDENCIES = (
@@ -27,3 +29,5 @@ DEPENDENCIES = (
     "pyjwt[crypto]>=2.10,<3",  # --auth oauth (also required by mcp)
     "uvloop>=0.21,<1; sys_platform != 'win32' and platform_python_implementation == 'CPython'",
 )
+# Optional: `pip install '<package>[code]'` for --mode code (the extra of both forms).
+EXTRAS = {"code": ("pydantic-monty>=1.4,<2",)}

@@ -46,6 +46,7 @@ class Settings:
     endpoint_auth: EndpointAuth = field(default_factory=lambda: EndpointAuth())  # --auth
     credential_source: CredentialSource = field(default_factory=lambda: CredentialSource())
     confirmation: Confirmation = field(default_factory=lambda: Confirmation())  # PREFIX_CONFIRM
+    code: CodeLimits = field(default_factory=lambda: CodeLimits())  # --mode code's programs
 
     def base_url_for(self, own_base_url: str | None) -> str | None:
         """A tool's base URL: its own server, unless PREFIX_BASE_URL redirects the whole API;
@@ -120,6 +121,7 @@ class Settings:
             endpoint_auth=auth,
             credential_source=source,
             confirmation=confirmation,
+            code=CodeLimits.from_env(get, prefix),
         )
 
 
@@ -160,7 +162,7 @@ class Narrowing:
         )
 
 
-MODES = ("auto", "static", "dynamic")
+MODES = ("auto", "static", "dynamic", "code")
 # How inputSchemas are listed: `portable` leaves `additionalProperties: false` out (google-genai
 # cannot read a boolean subschema; the runtime still refuses unknown arguments), `exact` lists it
 # where the runtime enforces it (OpenAI's strict mode then takes tools without arguments too).
@@ -170,7 +172,8 @@ LISTED_SCHEMAS = ("portable", "exact")
 @dataclass(frozen=True)
 class Discovery:
     """How the offered tools are listed: `static` (each tool), `dynamic` (search_tools,
-    describe_tools, call_tool), `auto` (dynamic when the static list would pass `max_list_tokens`);
+    describe_tools, call_tool), `code` (search_tools, describe_tools, run_code: code_mode/), `auto`
+    (dynamic when the static list would pass `max_list_tokens`);
     `dynamic_toolsets`: the default toolsets first, the others enabled on request;
     `listed_schemas`: one of LISTED_SCHEMAS; `list_page_size`: tools per tools/list page (None:
     one page)."""
@@ -197,10 +200,11 @@ class Discovery:
         on_demand = flags.get("dynamic_toolsets")
         if not isinstance(on_demand, bool):
             on_demand = parse_flag(get("DYNAMIC_TOOLSETS"), f"{prefix}_DYNAMIC_TOOLSETS")
-        if on_demand and mode == "dynamic":
+        if on_demand and mode in ("dynamic", "code"):
+            listed = "call_tool" if mode == "dynamic" else "run_code"
             raise ConfigError(
                 "--dynamic-toolsets lists the enabled toolsets' tools: it cannot be combined with"
-                " --mode dynamic (which lists only search_tools, describe_tools and call_tool)"
+                f" --mode {mode} (which lists only search_tools, describe_tools and {listed})"
             )
         tokens = _number(get("MAX_LIST_TOKENS"), f"{prefix}_MAX_LIST_TOKENS", int, "tokens")
         raw = get("LISTED_SCHEMAS")
@@ -211,6 +215,31 @@ class Discovery:
         page = _number(get("LIST_PAGE_SIZE"), f"{prefix}_LIST_PAGE_SIZE", int, "tools")
         page_size = None if page is None else int(page)
         return cls(mode, int(tokens or cls.max_list_tokens), on_demand, listed, page_size)
+
+
+@dataclass(frozen=True)
+class CodeLimits:
+    """The limits of one `run_code` program (code_mode/): its wall time, API calls, sandbox memory,
+    and how many programs run at once (each in a worker process of the sandbox)."""
+
+    timeout: float = 30.0  # seconds, API calls included
+    max_calls: int = 50
+    max_memory_mb: int = 256
+    workers: int = 4
+    prefix: str = "API"
+
+    @classmethod
+    def from_env(cls, get: Callable[[str], str | None], prefix: str) -> CodeLimits:
+        def read(name: str, kind: type[float] | type[int], what: str = "") -> float | None:
+            return _number(get(name), f"{prefix}_{name}", kind, what)
+
+        return cls(
+            timeout=read("CODE_TIMEOUT", float) or cls.timeout,
+            max_calls=int(read("CODE_MAX_CALLS", int, "calls") or cls.max_calls),
+            max_memory_mb=int(read("CODE_MAX_MEMORY_MB", int, "megabytes") or cls.max_memory_mb),
+            workers=int(read("CODE_WORKERS", int, "programs") or cls.workers),
+            prefix=prefix,
+        )
 
 
 def parse_flag(raw: str | None, name: str) -> bool:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
-import traceback
 from collections import OrderedDict
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp.types as types
 from mcp import MCPError
@@ -35,8 +33,10 @@ from .upstream import serialize as ser
 from .upstream.credentials import Credentials
 from .upstream.jobs import Jobs
 
+if TYPE_CHECKING:
+    from .code_mode.tools import CodeTools
+
 __all__ = ["ConfigError", "Narrowing", "Settings", "ToolRuntime"]
-logger = logging.getLogger(__name__)
 
 # input_required: the user is asked (2026-07-28); a dict: a task was created (task_methods.py)
 Answer = CallToolResult | types.InputRequiredResult | dict[str, Any]
@@ -103,6 +103,12 @@ class ToolRuntime:
         running_long = any(route.get("longRunning") for route in self._routes.values())
         header = source.header if source.mode == "from-request" else None
         self.tasks = Tasks(self._cancel_operation, header) if running_long else None
+        self.code: CodeTools | None = None
+        if self.discovery.mode == "code":  # ConfigError when its sandbox is not installed
+            from .code_mode.tools import CodeTools
+
+            call = partial(self.call_tool, whole=True)  # a program reads results untrimmed
+            self.code = CodeTools.checked(self.catalog, self._routes, settings, call)
 
     @classmethod
     def load(
@@ -122,7 +128,7 @@ class ToolRuntime:
         if mode == "auto" and not self.discovery.dynamic_toolsets:
             sizes = [self._size(name) for name in names]
             mode = "dynamic" if views.estimated_tokens(sizes) > limit else "static"
-        return views.View(names, read_only, mode == "dynamic")
+        return views.View(names, read_only, mode in ("dynamic", "code"), mode == "code")
 
     def _size(self, name: str) -> int:
         if (size := self._routes.get(name, {}).get("listBytes")) is None:
@@ -175,6 +181,8 @@ class ToolRuntime:
 
     def _listed(self, view: views.View, enabled: frozenset[str] | None) -> dict[str, Any]:
         envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json")
+        if view.code and self.code is not None:
+            return {**envelope, "tools": self.code.listed(view)}
         if view.dynamic:
             return {**envelope, "tools": self.catalog.dynamic_tools(view)}
         tools = [tool for tool in self._tools if tool["name"] in view.names]
@@ -208,7 +216,9 @@ class ToolRuntime:
     ) -> Answer:
         view, name, arguments = self.view_of(ctx), params.name, params.arguments or {}
         meta = (
-            mt.DYNAMIC if view.dynamic else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
+            (mt.CODE if view.code else mt.DYNAMIC)
+            if view.dynamic
+            else mt.ON_DEMAND if self.discovery.dynamic_toolsets else ()
         )
         if name in meta:
             if problems := res.argument_problems(
@@ -219,6 +229,10 @@ class ToolRuntime:
                 asked := await self._confirmed(ctx, params, view, arguments, caller)
             ):
                 return asked
+            if name == mt.RUN_CODE and self.code is not None:
+                with rc.bound(ctx):
+                    ran = await self.code.run(ctx, params, view, str(arguments["code"]))
+                return await self._recorded(caller, ran) if isinstance(ran, CallToolResult) else ran
             result = await self._meta(ctx, view, name, arguments)
             return result if name == mt.CALL else await self._recorded(caller, result)
         if self.settings.confirmation.scope != "none":  # (no cost otherwise)
@@ -272,6 +286,8 @@ class ToolRuntime:
         if name == mt.SEARCH:
             return self.catalog.search(arguments, view)
         if name == mt.DESCRIBE:
+            if view.code and self.code is not None:
+                return self.code.describe(arguments, view)
             return self.catalog.describe(arguments, view)
         if name == mt.LIST_TOOLSETS:
             return self.catalog.list_toolsets(view, self.enabled.of(ctx, view))
@@ -284,10 +300,14 @@ class ToolRuntime:
             return await self.call_tool(tool, arguments["arguments"], view.names)
 
     async def call_tool(
-        self, name: str, arguments: Mapping[str, Any] | None, offered: Collection[str] | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        offered: Collection[str] | None = None,
+        whole: bool = False,
     ) -> CallToolResult:
         """An unknown tool (not `offered`, default: the server's) raises MCPError(-32602); every
-        other failure is an isError result."""
+        other failure is an isError result. `whole`: not trimmed to PREFIX_MAX_RESULT_CHARS."""
         parent = audit.CURRENT.get(None)
         record = parent.child(name[:200]) if parent else audit.Record(name[:200])
         known = name in self._by_name and (name in self._routes or name in self.hooks.tools)
@@ -296,56 +316,37 @@ class ToolRuntime:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {name[:200]}")
         token = audit.CURRENT.set(record)
         try:
-            result = await self._calling(name, arguments, record)
+            result = await self._calling(name, arguments, record, whole)
         finally:
             audit.CURRENT.reset(token)
         return await self._recorded(record, result)
 
     async def _calling(
-        self, name: str, arguments: Mapping[str, Any] | None, record: audit.Record
+        self, name: str, arguments: Mapping[str, Any] | None, record: audit.Record, whole: bool
     ) -> CallToolResult:
         call = hk.Call(name, dict(arguments or {}), _call_tool=self.call_tool)
         try:
-            result = await self._call(call, self._by_name[name])
+            result = await self._call(call, self._by_name[name], whole)
         except ToolError as error:
             result = res.error_result(str(error))
         except hk.HookError as error:
-            result = self._hook_error(name, error)
+            result = run.failure_result(name, error, self.credentials.scrub)
         except Exception as error:
-            self._log_failure(f"tool {name} failed", error)
+            run.log_failure(f"tool {name} failed", error, self.credentials.scrub)
             result = res.error_result(
                 f"Internal error in the MCP server while running '{name}' (details are in its log)."
                 " The request may or may not have reached the API."
             )
         if after := self.hooks.after_for(name, bool(result.is_error)):
-            result = await self._after(call, after, result)
+            result = await run.after_checked(
+                after, call, result, self.credentials.scrub, self.validation.conformed
+            )
         return self.credentials.scrub_result(result)
 
     async def _recorded(self, record: audit.Record, result: CallToolResult) -> CallToolResult:
         return await audit.finished(record, result, self.audit_log, self.credentials)
 
-    def _log_failure(self, what: str, error: BaseException) -> None:
-        details = "".join(traceback.format_exception(error))
-        logger.error("%s:\n%s", what, self.credentials.scrub(details))
-
-    def _hook_error(self, name: str, error: hk.HookError) -> CallToolResult:
-        if isinstance(error, run.HookFailed):
-            self._log_failure(f"hooks.py, tool {name}: {error}", error.original)
-        return res.error_result(str(error))
-
-    async def _after(
-        self, call: hk.Call, hooks: list[hk.Hook], result: CallToolResult
-    ) -> CallToolResult:
-        try:
-            changed = await run.run_after(hooks, call, result)
-        except hk.HookError as error:
-            return self._hook_error(call.tool, error)
-        names = ", ".join(repr(hook.name) for hook in hooks)
-        return self.validation.conformed(
-            call.tool, changed, f"as the after_result hook(s) {names} left it"
-        )
-
-    async def _call(self, call: hk.Call, tool: Mapping[str, Any]) -> CallToolResult:
+    async def _call(self, call: hk.Call, tool: Mapping[str, Any], whole: bool) -> CallToolResult:
         name, arguments = call.tool, call.arguments
         route, base_url = None, None  # a hooks.py tool's
         if name not in self.hooks.tools:  # an API call: first of all, what is left to configure
@@ -380,11 +381,15 @@ class ToolRuntime:
         if (fit := self._fits.get(name)) is None:
             schema = self._by_name[name].get("outputSchema")
             fit = self._fits[name] = res.Fit.of(self.settings, route, schema)
-        return res.tool_result(answer, self.name, name, route.wrapped, errors, hint, fit)
+        return res.tool_result(
+            answer, self.name, name, route.wrapped, errors, hint, None if whole else fit
+        )
 
     async def aclose(self) -> None:
         """Close the shared HTTP client and the audit log (call at shutdown)."""
         if self.tasks is not None:
             await self.tasks.aclose()
+        if self.code is not None:
+            await self.code.aclose()
         await self.sender.aclose()
         self.audit_log.close()

@@ -3,7 +3,7 @@ they cannot drift from what they describe.
 
 - `reference/cli.md`: every command, argument and option of the `openapi2mcp` typer app, with the
   help text, default and usage line the code declares (what `--help` prints).
-- `reference/environment.md`: the generated server's variables as `openapi2mcp.emit.render.variables`
+- `reference/environment.md`: the generated server's variables as `openapi2mcp.emit.variables.variables`
   lists them, the function every generated README and `.env.example` is made from.
 - `benchmarks.md`: `benchmarks/README.md`, its lists written as Python-Markdown reads them.
 
@@ -25,7 +25,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 
 from openapi2mcp.diagnostics import Diagnostics
-from openapi2mcp.emit.render import Variable, variables
+from openapi2mcp.emit.variables import Variable, variables
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import ApiModel, SecurityScheme
 from openapi2mcp.tools.security import map_schemes
@@ -245,7 +245,7 @@ def environment_reference() -> str:
     lines = [
         "# Environment variables",
         "",
-        "Made from `variables()` of `openapi2mcp/emit/render.py` each time this site is built: the list",
+        "Made from `variables()` of `openapi2mcp/emit/variables.py` each time this site is built: the list",
         "every generated package's README and `.env.example` are written from, so this page says what",
         "the generator writes. `{PREFIX}` is the package's `--env-prefix` (default: its name upper-cased,",
         "other characters turned to `_`). What each setting does, in full, and the variables read by",

@@ -18,7 +18,11 @@ BUILD_TIMEOUT = 300  # seconds for uv to build it (it may fetch hatchling first)
 
 def staged(folder: Path) -> None:
     """The distribution's source tree in `folder`: pyproject.toml, README.md and the package."""
-    context = {"version": openapi2mcp_runtime.__version__, "dependencies": openapi2mcp_runtime.DEPENDENCIES}
+    context = {
+        "version": openapi2mcp_runtime.__version__,
+        "dependencies": openapi2mcp_runtime.DEPENDENCIES,
+        "extras": openapi2mcp_runtime.EXTRAS,
+    }
     for name in ("pyproject.toml", "README.md"):
         text = environment().get_template(f"runtime/{name}.jinja").render(context)
         (folder / name).write_text(text, "utf-8")

@@ -85,6 +85,12 @@ def package_requirements() -> tuple[str, ...]:
     return tuple(openapi2mcp_runtime.DEPENDENCIES)
 
 
+def venv_requirements() -> tuple[str, ...]:
+    """What the e2e venv holds: the package's dependencies and those of every extra (`code`)."""
+    extras = [entry for entries in openapi2mcp_runtime.EXTRAS.values() for entry in entries]
+    return (*package_requirements(), *extras)
+
+
 def parse_pins(text: str) -> tuple[tuple[str, str], ...]:
     """The `name==version` lines of a lock text (comments and blank lines skipped), by canonical
     name; ResolutionError on any other line."""
@@ -181,9 +187,10 @@ def resolve(
     env: Mapping[str, str] | None = None,
     timeout: float = RESOLVE_TIMEOUT,
 ) -> Resolution:
-    """Resolve `requirements` (default: the generated package's) at `end` for the `python`
-    interpreter; ResolutionError with uv's words when it fails or takes longer than `timeout`."""
-    requirements = tuple(requirements if requirements is not None else package_requirements())
+    """Resolve `requirements` (default: the generated package's, with its extras) at `end` for the
+    `python` interpreter; ResolutionError with uv's words when it fails or takes longer than
+    `timeout`."""
+    requirements = tuple(requirements if requirements is not None else venv_requirements())
     argv = [
         uv_command(),
         "pip",

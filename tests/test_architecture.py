@@ -136,7 +136,7 @@ RUNTIME_GRAPH = {
 
 def test_the_runtime_has_its_folders_and_no_module_imports_itself_back() -> None:
     folders = {name.split(".")[1] for name in RUNTIME_MODULES if name.count(".") >= 2}
-    assert folders == {"serving", "upstream", "discovery", "results", "hooks"}
+    assert folders == {"serving", "upstream", "discovery", "results", "hooks", "code_mode"}
     assert RUNTIME_GRAPH["openapi2mcp_runtime.tool_runtime"] >= {
         "openapi2mcp_runtime.upstream.http_client",
         "openapi2mcp_runtime.discovery.meta_tools",

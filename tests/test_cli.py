@@ -99,7 +99,7 @@ def test_a_successful_generation_exits_0_and_prints_the_summary_line(tmp_path: P
         "petstore-mcp: 7 tools written (0 errors reported)",
         "petstore-mcp: 7 tools in 2 toolsets, tools/list about 1,568 tokens; recommended mode: static "
         "(details: openapi2mcp inspect petstore-mcp)",
-        "petstore-mcp: environment: PETSTORE_API_KEY_KEY (required, secret); 24 optional settings in "
+        "petstore-mcp: environment: PETSTORE_API_KEY_KEY (required, secret); 28 optional settings in "
         "petstore-mcp/README.md",
         "petstore-mcp: add it to Claude Code (after `pip install ./petstore-mcp`):",
         "  claude mcp add --transport stdio petstore --env PETSTORE_API_KEY_KEY=your-secret -- petstore",
@@ -148,6 +148,7 @@ def test_the_env_prefix_defaults_to_the_name_upper_cased_with_non_alphanumerics_
         f"{prefix}_LIST_PAGE_SIZE",
         f"{prefix}_CONFIRM",
         f"{prefix}_CONFIRM_FALLBACK",
+        *[f"{prefix}_CODE_{name}" for name in ("TIMEOUT", "MAX_CALLS", "MAX_MEMORY_MB", "WORKERS")],
         *[f"{prefix}_{name}" for name in ("AUTH", "MCP_TOKENS", "OAUTH_ISSUER", "OAUTH_JWKS_URL")],
         f"{prefix}_OAUTH_JWKS_MAX_AGE",
         *[f"{prefix}_{name}" for name in ("RESOURCE_URL", "OAUTH_AUDIENCE", "OAUTH_READ_SCOPE")],

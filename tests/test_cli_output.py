@@ -63,7 +63,7 @@ SUMMARY = [
     "out: 6 tools written (2 errors reported)",
     "out: 6 tools in 1 toolset, tools/list about 576 tokens; recommended mode: static "
     "(details: openapi2mcp inspect out)",
-    "out: environment: no variable required; 24 optional settings in out/README.md",
+    "out: environment: no variable required; 28 optional settings in out/README.md",
     "out: add it to Claude Code (after `pip install ./out`):",
     "  claude mcp add --transport stdio g -- g",
     "out: Claude Desktop, VS Code, Cursor, uvx, HTTP and more: out/README.md (Use it from a client)",

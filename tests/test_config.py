@@ -548,7 +548,7 @@ def test_an_explicit_config_that_cannot_be_read_or_has_no_table_is_an_error(tmp_
         ),
         (
             'spec = "a"\nout = "o"\nname = "a"\nmode = "fast"\n',
-            "openapi2mcp.toml: mode 'fast': choose 'auto', 'static' or 'dynamic'",
+            "openapi2mcp.toml: mode 'fast': choose 'auto', 'static', 'dynamic' or 'code'",
         ),
         (
             'spec = "a"\nout = "o"\nname = "a"\ndefault-toolsets = []\n',

@@ -20,7 +20,7 @@ import typer.main
 from markdown.extensions.toc import slugify
 from test_cli import run
 
-from openapi2mcp.emit.render import variables
+from openapi2mcp.emit.variables import variables
 from openapi2mcp.tools.naming import env_token
 
 REPO = Path(__file__).resolve().parents[1]
@@ -124,7 +124,7 @@ def test_the_option_table_of_generating_names_every_option_of_generate() -> None
 
 
 def test_the_settings_table_names_every_variable_the_generator_lists() -> None:
-    """`docs/server.md`'s table against `render.variables` (what the generated README lists): the
+    """`docs/server.md`'s table against `variables.variables` (what the generated README lists): the
     settings by name, the credentials by form (`{PREFIX}_{SCHEME}_KEY`)."""
     made = hooks()
     schemes = made.example_schemes()

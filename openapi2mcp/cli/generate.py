@@ -45,7 +45,7 @@ from openapi2mcp.diagnostics import Diagnostics, Level
 from openapi2mcp.emit.client_setup import client_setup, summary_lines
 from openapi2mcp.emit.mcpb import PackError, pack_bundle
 from openapi2mcp.emit.output import OutputError, write_package
-from openapi2mcp.emit.render import variables
+from openapi2mcp.emit.variables import variables
 from openapi2mcp.load.source import LoadError
 from openapi2mcp.model import ApiModel, GeneratorOptions, SizeLimits
 from openapi2mcp.pipeline import Generation, generate

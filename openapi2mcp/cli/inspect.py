@@ -7,7 +7,7 @@ its `tool_data.json`) is read as it is. The report itself is `openapi2mcp/report
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Annotated
 
 import typer
@@ -35,10 +35,11 @@ from openapi2mcp.diagnostics import Level
 from openapi2mcp.emit.render import TOOL_DATA_FILE
 from openapi2mcp.load.source import LoadError, is_url
 from openapi2mcp.model import SizeLimits
-from openapi2mcp.pipeline import generate
+from openapi2mcp.pipeline import Generation, generate
 from openapi2mcp.report.document import report, to_json
 from openapi2mcp.report.inventory import Inventory, from_model, read_package
 from openapi2mcp.report.measure import measure
+from openapi2mcp.report.stubs import DETAILS_FILE, api_stub, package_stub
 from openapi2mcp.report.text import to_text
 from openapi2mcp.tools.servers import ServerVariableError
 
@@ -58,6 +59,13 @@ def inspect_command(
         ),
     ] = None,
     output_format: Annotated[str, typer.Option("--format", help="'text' or 'json'")] = "text",
+    stubs: Annotated[
+        bool,
+        typer.Option(
+            "--stubs",
+            help="print instead the Python stub (api.pyi) that code mode's programs import",
+        ),
+    ] = False,
     name_style: NameStyleOption = "portable",
     allow_remote_refs: AllowRemoteRefsOption = False,
     ref_root: RefRootOption = None,
@@ -76,17 +84,23 @@ def inspect_command(
 
     The tools/list size in bytes and estimated tokens (total, per toolset, the largest tools), what
     VS Code, the OpenAI API, Cursor, claude.ai and Claude Code do with it, and the recommended mode
-    and toolsets. Options other than --format apply to a spec only. Exit 2 when SPEC|PACKAGE cannot
-    be read."""
+    and toolsets. Options other than --format and --stubs apply to a spec only. Exit 2 when
+    SPEC|PACKAGE cannot be read."""
     if output_format not in FORMATS:
         fail(f"--format {output_format!r}: choose 'text' or 'json'")
     given = command_line(ctx)
     if spec is not None and _is_package(spec):
         _refuse_spec_options(given, config, profile)
+        if stubs:
+            typer.echo(_package_stub(Path(spec)), nl=False)
+            return
         source, kind, inventory = spec, "package", _read_package(Path(spec))
     else:
-        source, inventory = _generate(given, config, profile, quiet)
-        kind = "spec"
+        generation, source = _generate(given, config, profile, quiet)
+        if stubs:
+            typer.echo(_generated_stub(generation), nl=False)
+            return
+        inventory, kind = from_model(generation.model), "spec"
     result = report(source, kind, measure(inventory))
     if output_format == "json":
         typer.echo(json.dumps(to_json(result), indent=2, ensure_ascii=False))
@@ -106,6 +120,21 @@ def _refuse_spec_options(given: Settings, config: Path | None, profile: str | No
         fail(f"{', '.join(flags)}: for a spec only; a package's tools are already generated")
 
 
+def _package_stub(path: Path) -> str:
+    try:
+        return package_stub(path)
+    except LoadError as error:
+        fail(str(error))
+
+
+def _generated_stub(generation: Generation) -> str:
+    """The stub of a spec's package, from the files its generation would write."""
+    files = {PurePosixPath(path): text for path, text in generation.files.items()}
+    data_path = next(path for path in files if path.name == TOOL_DATA_FILE)
+    details = files.get(data_path.with_name(DETAILS_FILE))
+    return api_stub(json.loads(files[data_path]), json.loads(details) if details else {})
+
+
 def _read_package(path: Path) -> Inventory:
     try:
         return read_package(path)
@@ -115,9 +144,9 @@ def _read_package(path: Path) -> Inventory:
 
 def _generate(
     given: Settings, config: Path | None, profile: str | None, quiet: bool
-) -> tuple[str, Inventory]:
-    """The spec's source and its tools, generated in memory as `generate` would (a progress line on
-    a terminal; `quiet`: no notes on stderr)."""
+) -> tuple[Generation, str]:
+    """The spec generated in memory as `generate` would (a progress line on a terminal; `quiet`: no
+    notes on stderr), and its source."""
     try:
         config_file, from_file = load_config(config, profile)
         settings = merge(from_file, given)
@@ -143,4 +172,4 @@ def _generate(
             "(`openapi2mcp generate` lists them)",
             err=True,
         )
-    return source, from_model(generation.model)
+    return generation, source

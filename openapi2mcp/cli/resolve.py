@@ -24,7 +24,7 @@ from openapi2mcp.tools.toolsets import default_problem, rule_problem
 REQUIRED = {"spec": "SPEC", "out": "-o/--out", "name": "--name"}  # config key → how the CLI names it
 _FLAG_KEYS = {"server_var": "server-vars", "overlay": "overlays"}  # parameters not named like their key
 # parameters that are no setting of the config file
-_NOT_OPTIONS = ("config", "profile", "output_format", "quiet", "verbose", "diagnostics_format")
+_NOT_OPTIONS = ("config", "profile", "output_format", "stubs", "quiet", "verbose", "diagnostics_format")
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def resolve(settings: Settings, config: Path | None = None) -> Resolved:
     )
 
 
-SERVER_MODES = ("auto", "static", "dynamic")  # the generated server's --mode
+SERVER_MODES = ("auto", "static", "dynamic", "code")  # the generated server's --mode
 RUNTIMES = ("vendored", "package")  # --runtime (emit/runtime_forms.py)
 
 

@@ -42,7 +42,7 @@ _NEEDED_ROLES = ("key", "token", "username", "password")  # a scheme without cli
 
 
 class Variable(Protocol):
-    """A variable of the server as `render.variables` lists it (render.py imports this module)."""
+    """A variable of the server as `variables.variables` lists it (render.py imports this module)."""
 
     @property
     def name(self) -> str: ...
@@ -167,7 +167,7 @@ class ClientSetup:
 
 
 def client_setup(model: ApiModel, options: GeneratorOptions, found: Sequence[Variable]) -> ClientSetup:
-    """`found`: the server's variables (`render.variables`)."""
+    """`found`: the server's variables (`variables.variables`)."""
     return ClientSetup(
         name=options.dist_name,
         package=options.package_name,

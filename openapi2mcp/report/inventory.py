@@ -37,17 +37,26 @@ def from_model(model: ApiModel) -> Inventory:
 def read_package(path: Path) -> Inventory:
     """The tools of a generated package: its directory, its inner folder or its `tool_data.json`
     (LoadError when none is there or it cannot be read)."""
+    data_path = tool_data_path(path)
+    return from_tool_data(read_json(data_path), data_path)
+
+
+def tool_data_path(path: Path) -> Path:
+    """The `tool_data.json` of a package's directory, of its inner folder, or `path` itself."""
     if not path.exists():
         raise LoadError(f"{path}: no such file or directory")
     if path.is_dir():
         inner = [path / place for place in TOOL_DATA_PLACES if (path / place).is_file()]
-        path = inner[0] if inner else find_tool_data(path)
-    text = tool_data_text(path)
+        return inner[0] if inner else find_tool_data(path)
+    return path
+
+
+def read_json(path: Path) -> Any:
+    """A package's data file, parsed (LoadError when it cannot be read or is no JSON)."""
     try:
-        data = json.loads(text)
+        return json.loads(tool_data_text(path))
     except ValueError as error:
-        raise LoadError(f"{path}: not a {TOOL_DATA_FILE} file: {error}") from None
-    return from_tool_data(data, path)
+        raise LoadError(f"{path}: not a {path.name} file: {error}") from None
 
 
 def from_tool_data(data: Any, path: Path) -> Inventory:

@@ -57,9 +57,10 @@ STAGES = (
     *(Limits(0, FEW_LITERALS, chars) for chars in ARG_CHARS),
 )
 HEADER = '''"""This API's functions. Call each with keyword arguments; it returns the API's JSON answer.
-An API error raises OSError("HTTP 404 from get_pet: ..."); api.last_error() returns it as an ApiError.
+An API error raises OSError ("The API answered HTTP 404 ..."); api.last_error() then gives it.
 Results are typed as documented, but a key may be missing (read it with .get() when unsure) and a
-value None; their numbers are typed int, though the API may send a float."""
+value None; their numbers are typed int, though the API may send a float. Where the API sends what
+a stub does not say, annotate the value Any (from typing import Any) or add `# type: ignore`."""
 
 from typing import {imports}
 
@@ -91,9 +92,19 @@ class Module:
     functions: Mapping[str, Function]  # by Python name
 
 
-def module_stub(tools: Sequence[Mapping[str, Any]]) -> Module:
-    """The `api` module's stub for these tools, in their order."""
-    built = _Built(tools)
+def function_names(tool_names: Sequence[str]) -> dict[str, str]:
+    """Each tool's Python function name over the whole API: given to module_stub and tool_stubs,
+    every part of it (the tools a program names, those described) keeps the same names."""
+    names = unique_names(list(tool_names), set(RESERVED), True)
+    return dict(zip(tool_names, names, strict=True))
+
+
+def module_stub(
+    tools: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None
+) -> Module:
+    """The `api` module's stub for these tools, in their order (`names`: their function names,
+    from function_names; else made here, a function giving way to a TypedDict of its name)."""
+    built = _Built(tools, names)
     blocks, written = [], set[str]()
     for index in range(len(tools)):
         classes = built.classes(index)
@@ -108,10 +119,12 @@ def module_stub(tools: Sequence[Mapping[str, Any]]) -> Module:
     return Module(HEADER.format(imports=", ".join(imports)) + body, functions)
 
 
-def tool_stubs(tools: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def tool_stubs(
+    tools: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Per tool name: its function's stub with the types it uses (a self-contained snippet without
     the module header), for describe_tools; the names are module_stub's."""
-    built = _Built(tools)
+    built = _Built(tools, names)
     return {
         draft.tool: "\n\n".join(
             [*(text for _, text in built.classes(index)), built.function(index)]
@@ -153,8 +166,17 @@ class _Draft:
 class _Built:
     """The tools' functions drafted (each within the size guard) and their TypedDicts named."""
 
-    def __init__(self, tools: Sequence[Mapping[str, Any]]) -> None:
-        wanted = unique_names([str(tool.get("name", "")) for tool in tools], set(RESERVED), True)
+    def __init__(
+        self, tools: Sequence[Mapping[str, Any]], given: Mapping[str, str] | None = None
+    ) -> None:
+        tool_names = [str(tool.get("name", "")) for tool in tools]
+        if given is not None:  # the functions keep their names: the TypedDicts give way
+            self.drafts = [
+                _fitted(tool, given[name]) for tool, name in zip(tools, tool_names, strict=True)
+            ]
+            self.names = _class_names(self.drafts, {*RESERVED, *given.values()})
+            return
+        wanted = unique_names(tool_names, set(RESERVED), True)
         drafts = [_fitted(tool, name) for tool, name in zip(tools, wanted, strict=True)]
         self.names = _class_names(drafts, set(RESERVED))
         classes = set(self.names.values())

@@ -1,5 +1,6 @@
 """The tools that stand for the API's tools: the dynamic mode's `search_tools`, `describe_tools` and
-`call_tool`, and `--dynamic-toolsets`' `list_toolsets` and `enable_toolsets` (the package README).
+`call_tool`, code mode's `run_code` (code_mode/), and `--dynamic-toolsets`' `list_toolsets` and
+`enable_toolsets` (the package README).
 The runtime answers `call_tool` and `enable_toolsets` (they change what happens); this module
 defines every meta-tool and answers the ones that only read."""
 
@@ -18,9 +19,11 @@ from . import search
 from .listing import listed
 from .views import View, with_closest
 
-SEARCH, DESCRIBE, CALL = "search_tools", "describe_tools", "call_tool"
+SEARCH, DESCRIBE, CALL, RUN_CODE = "search_tools", "describe_tools", "call_tool", "run_code"
 LIST_TOOLSETS, ENABLE_TOOLSETS = "list_toolsets", "enable_toolsets"
 DYNAMIC = (SEARCH, DESCRIBE, CALL)
+CODE = (SEARCH, DESCRIBE, RUN_CODE)
+MAX_PROGRAM_CHARS = 20_000
 ON_DEMAND = (LIST_TOOLSETS, ENABLE_TOOLSETS)
 OVERVIEW_BYTES = 3_000  # search_tools' description: the toolsets overview stops here (JSON, UTF-8)
 _READS = {
@@ -83,6 +86,23 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         ),
         None,  # the result is the called tool's own
     ),
+    RUN_CODE: (
+        _object(
+            {
+                "code": {
+                    **_STRING,
+                    "maxLength": MAX_PROGRAM_CHARS,
+                    "description": "A Python program: `import api`, then call the functions"
+                    " describe_tools shows. Its last expression is the result.",
+                }
+            },
+            ["code"],
+        ),
+        _object(
+            {"result": {}, "printed": _STRING, "calls": {"type": "integer"}},
+            ["result", "printed", "calls"],
+        ),
+    ),
     LIST_TOOLSETS: (
         _object({}, []),
         _object({"toolsets": {"type": "array", "items": {"type": "object"}}}, ["toolsets"]),
@@ -107,7 +127,7 @@ def definition(name: str, description: str, read_only: bool = True) -> dict[str,
     """A meta-tool as tools/list shows it."""
     input_schema, output_schema = _SCHEMAS[name]
     hints = _READS if read_only else {**_READS, "readOnlyHint": False, "destructiveHint": True}
-    if name == CALL:
+    if name in (CALL, RUN_CODE):
         hints = {**hints, "idempotentHint": read_only, "openWorldHint": True}
     title = name.replace("_", " ").capitalize()
     wire: dict[str, Any] = {"name": name, "title": title, "description": description}
@@ -200,17 +220,20 @@ class Catalog:
 
     def dynamic_tools(self, view: View) -> list[dict[str, Any]]:
         return [
-            definition(SEARCH, self._search_description(view)),
+            definition(SEARCH, self.search_description(view)),
             definition(DESCRIBE, DESCRIPTIONS[DESCRIBE]),
             definition(CALL, DESCRIPTIONS[CALL], read_only=view.read_only),
         ]
 
-    def _search_description(self, view: View) -> str:
+    def search_description(
+        self,
+        view: View,
+        then: str = "then describe_tools for their inputs and call_tool to run one",
+    ) -> str:
+        """search_tools' description: what to do with what it finds (`then`), and the toolsets."""
         counts = self.toolsets_in(view.names)
-        head = (
-            f"Find this API's tools ({len(view.names)}) by what you want to do; then describe_tools for"
-            " their inputs and call_tool to run one."
-            + (" Read-only: only tools that change nothing." if view.read_only else "")
+        head = f"Find this API's tools ({len(view.names)}) by what you want to do; {then}." + (
+            " Read-only: only tools that change nothing." if view.read_only else ""
         )
         if not counts:
             return head

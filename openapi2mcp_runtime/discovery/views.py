@@ -28,11 +28,12 @@ ENVELOPE_BYTES = len('{"tools":[]}')
 @dataclass(frozen=True)
 class View:
     """The tools one request may use (`names`), whether they are read-only, and whether tools/list
-    shows them (static) or only the meta-tools (dynamic)."""
+    shows them (static) or only the meta-tools (dynamic; `code`: code mode's)."""
 
     names: frozenset[str]
     read_only: bool
     dynamic: bool
+    code: bool = False
 
 
 def estimated_tokens(sizes: Collection[int]) -> int:

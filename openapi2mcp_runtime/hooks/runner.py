@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 import traceback
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
@@ -17,6 +18,7 @@ from ..settings import ConfigError
 from . import api as hk
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 Wire = tuple[str, str, list[tuple[bytes, bytes]], bytes | None]  # method, URL, headers, body
 _NOTHING_SENT = "Nothing was sent to the API."
 
@@ -101,6 +103,38 @@ async def run_after(
             current = await _run(hook.function, hk.Result, call, current) or current
             result = current.to_mcp().model_copy(update={"meta": meta})
     return result
+
+
+async def after_checked(
+    hooks: list[hk.Hook],
+    call: hk.Call,
+    result: types.CallToolResult,
+    scrub: Callable[[str], str],
+    conformed: Callable[[str, types.CallToolResult, str], types.CallToolResult],
+) -> types.CallToolResult:
+    """The result as the `after_result` hooks leave it, checked against the output schema by
+    `conformed`; a hook's failure as an isError result."""
+    try:
+        changed = await run_after(hooks, call, result)
+    except hk.HookError as error:
+        return failure_result(call.tool, error, scrub)
+    names = ", ".join(repr(hook.name) for hook in hooks)
+    return conformed(call.tool, changed, f"as the after_result hook(s) {names} left it")
+
+
+def failure_result(
+    name: str, error: hk.HookError, scrub: Callable[[str], str]
+) -> types.CallToolResult:
+    """A hook's failure as the call's isError result; its traceback to the log."""
+    if isinstance(error, HookFailed):
+        log_failure(f"hooks.py, tool {name}: {error}", error.original, scrub)
+    return types.CallToolResult(content=[types.TextContent(text=str(error))], is_error=True)
+
+
+def log_failure(what: str, error: BaseException, scrub: Callable[[str], str]) -> None:
+    """`error`'s traceback to the server's log, secrets scrubbed."""
+    details = "".join(traceback.format_exception(error))
+    logger.error("%s:\n%s", what, scrub(details))
 
 
 async def run_tool(tool: hk.UserTool, call: hk.Call) -> types.CallToolResult:

@@ -29,6 +29,7 @@ json_path = trim.json_path
 
 Errors = cf.Errors  # jsonschema's errors of a value against the tool's output schema
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
+SUCCEEDED = "Note: the API call succeeded "  # an isError only because the data deviates (succeeded)
 _MAX_PROBLEMS = 8
 _DENIED = "The credentials set for this MCP server are missing, wrong or not allowed this."
 _TEXTUAL = ("json", "xml", "yaml", "csv", "javascript", "x-www-form-urlencoded", "graphql")
@@ -204,12 +205,21 @@ def _success(
     part = "the part of it read before the cut" if trimmed and _was_cut(trimmed) else "its data"
     why = not_json or f"{part} does not match the tool's output schema ({problem})"
     note = (
-        f"Note: the API call succeeded (HTTP {answer.status} {answer.reason}), but {why}; the result"
+        f"{SUCCEEDED}(HTTP {answer.status} {answer.reason}), but {why}; the result"
         " is given as plain content below and flagged as an error only because this tool declares an"
         " output schema. Do not repeat the call because of this note."
     )
     return types.CallToolResult(
         content=[types.TextContent(text=note), *blocks], is_error=True, _meta=meta or None
+    )
+
+
+def succeeded(result: types.CallToolResult) -> bool:
+    """Whether the call succeeded: no isError, or one only because its data does not fit the
+    tool's output schema (the data then follows the note, as plain content)."""
+    first = result.content[0] if result.content else None
+    return not result.is_error or (
+        isinstance(first, types.TextContent) and first.text.startswith(SUCCEEDED)
     )
 
 

@@ -148,8 +148,9 @@ class ServerCommand:
         group.add_argument(
             "--mode",
             choices=MODES,
-            help="static: every tool; dynamic: search_tools, describe_tools, call_tool; auto: dynamic when"
-            f" the list would pass ${prefix}_MAX_LIST_TOKENS"
+            help="static: every tool; dynamic: search_tools, describe_tools, call_tool; code:"
+            " search_tools, describe_tools, run_code (programs in the pydantic-monty sandbox); auto:"
+            f" dynamic when the list would pass ${prefix}_MAX_LIST_TOKENS"
             f" (default: ${prefix}_MODE, else {self.default_mode})",
         )
         group.add_argument(

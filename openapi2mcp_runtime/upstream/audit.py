@@ -47,17 +47,19 @@ class Record:
     started: float = field(default_factory=time.monotonic)
     wall: float = field(default_factory=time.time)  # when it began (formatted only when written)
     share: str | None = None  # whose share of the upstream slots it takes (resilience.Limits)
+    run: str | None = None  # code mode: the run_code program it is or belongs to (code_mode/)
 
     @classmethod
     def of_request(cls, tool: str, ctx: Any, log: Log | None) -> Record:
         return cls(tool, session_of(ctx), log, share=share_of(ctx))
 
     def child(self, tool: str) -> Record:
-        """A call made within this one (a hook's call_tool): same session, log and share."""
-        return Record(tool, self.session, self.log, share=self.share)
+        """A call made within this one (a hook's call_tool, a program's): same session, log, share
+        and run."""
+        return Record(tool, self.session, self.log, share=self.share, run=self.run)
 
     def line(self, outcome: str) -> dict[str, Any]:
-        return {
+        line = {
             "time": datetime.fromtimestamp(self.wall, UTC).isoformat(),
             "session": self.session,
             "tool": self.tool,
@@ -66,6 +68,7 @@ class Record:
             "duration_ms": round((time.monotonic() - self.started) * 1000, 1),
             "outcome": outcome,
         }
+        return line if self.run is None else {**line, "run": self.run}
 
     @property
     def heard(self) -> bool:

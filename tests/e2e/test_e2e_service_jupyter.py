@@ -296,3 +296,48 @@ def test_checkpoints_config_and_terminals_round_trips(jupyter: Jupyter) -> None:
         assert jupyter.api("GET", "/api/terminals")[1] == []
 
     jupyter.run(body)
+
+
+CLEAN_UP = """
+from typing import Any
+import api
+folder = api.get_contents(path={folder!r})
+items: Any = folder["content"]  # the API lists a folder where its spec says a string
+gone = []
+for item in items:
+    if item["name"].endswith(".tmp"):
+        api.delete_contents(path=item["path"])
+        gone.append(item["name"])
+try:
+    api.get_contents(path={folder!r} + "/missing.txt")
+except OSError:
+    error = api.last_error()
+sorted(gone), error["status"] if error else None
+"""
+
+
+@OVER_STDIO_AND_HTTP
+def test_code_mode_runs_a_program_against_the_service(jupyter: Jupyter, transport: str) -> None:
+    """--mode code (issue 31): one program lists a folder, deletes the files that match and reads
+    a missing one; only its answer comes back, and the service's state says the deletes happened.
+    A program that does not type-check sends nothing."""
+    top = f"code-{transport}"
+    assert jupyter.api("PUT", f"/api/contents/{top}", {"type": "directory"})[0] == 201
+    for name in ("a.txt", "b.tmp", "c.tmp", "d.txt"):
+        file = {"type": "file", "format": "text", "content": name}
+        assert jupyter.api("PUT", f"/api/contents/{top}/{name}", file)[0] == 201
+    env = {**jupyter.env, f"{jupyter.package.env_prefix}_MODE": "code"}
+
+    async def body(mcp: Caller) -> None:
+        listed = await mcp.client.list_tools()
+        assert [tool.name for tool in listed.tools] == ["search_tools", "describe_tools", "run_code"]
+        refused = await mcp.client.call_tool("run_code", {"code": "import api\napi.delete_contents()"})
+        assert refused.is_error and "missing-argument" in text_blocks(refused)[0]
+        ran = await mcp.client.call_tool("run_code", {"code": CLEAN_UP.format(folder=top)})
+        assert not ran.is_error, text_blocks(ran)
+        assert ran.structured_content == {"result": [["b.tmp", "c.tmp"], 404], "printed": "", "calls": 4}
+
+    with Jupyter(jupyter.service, jupyter.package, jupyter.tools, env, jupyter.token) as coded:
+        coded.run(body, transport)
+    listing = jupyter.api("GET", f"/api/contents/{top}")[1]["content"]
+    assert sorted(item["name"] for item in listing) == ["a.txt", "d.txt"]

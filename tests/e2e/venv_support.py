@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from server_deps import Resolution, selected_runtime, uv_command, uv_env
+from server_deps import Resolution, package_requirements, selected_runtime, uv_command, uv_env
 
 from openapi2mcp.emit.runtime_forms import runtime_requirement
 
@@ -125,7 +125,7 @@ class ServerVenv:
         pyproject = tomllib.loads((source / "pyproject.toml").read_text("utf-8"))
         declared = pyproject.get("project", {}).get("dependencies")
         vendored = selected_runtime() == "vendored"
-        expected = self.resolution.requirements if vendored else (runtime_requirement(),)
+        expected = package_requirements() if vendored else (runtime_requirement(),)
         if sorted(declared or ()) != sorted(expected):
             pytest.fail(
                 f"{source} declares the dependencies {declared}, but the e2e venv was made for "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from openapi2mcp.emit.client_setup import FORMS, ClientSetup, client_setup
 from openapi2mcp.emit.filters import md_fence
-from openapi2mcp.emit.render import variables
+from openapi2mcp.emit.variables import variables
 from openapi2mcp.model import ApiModel, GeneratorOptions, SchemeUse, SecurityScheme
 from openapi2mcp.pipeline import Generation, generate
 
@@ -39,7 +39,7 @@ def test_petstore_needs_its_api_key_and_has_the_base_url_of_its_spec() -> None:
     assert not setup.variables[1].required
     names = {v.name for v in setup.variables}
     assert "PETSTORE_MCP_TOKENS" not in names and "PETSTORE_AUTH" not in names  # HTTP endpoint only
-    assert setup.optional_count == 24
+    assert setup.optional_count == 28
 
 
 def test_a_spec_without_servers_requires_the_base_url_first() -> None:

@@ -77,7 +77,7 @@ def test_the_package_holds_exactly_the_documented_files() -> None:
             *(f"petstore/{name}" for name in (*PACKAGE_FILES, *RUNTIME_FILES)),
         ]
     )
-    assert len(RUNTIME_FILES) == 46
+    assert len(RUNTIME_FILES) == 54
 
 
 def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> None:
@@ -91,7 +91,7 @@ def test_the_import_package_is_the_name_with_dashes_turned_to_underscores() -> N
 def test_every_generated_python_file_compiles(spec_path: Path, name: str) -> None:
     generation = generated(spec_path, name, name.upper().replace("-", "_"))
     python = {path: text for path, text in generation.files.items() if path.endswith(".py")}
-    assert len(python) == 4 + 46
+    assert len(python) == 4 + 54
     for path, text in python.items():
         compile(text, path, "exec")
 
@@ -225,6 +225,10 @@ def petstore_variables() -> list[str]:
         "PETSTORE_LIST_PAGE_SIZE",
         "PETSTORE_CONFIRM",
         "PETSTORE_CONFIRM_FALLBACK",
+        "PETSTORE_CODE_TIMEOUT",
+        "PETSTORE_CODE_MAX_CALLS",
+        "PETSTORE_CODE_MAX_MEMORY_MB",
+        "PETSTORE_CODE_WORKERS",
         "PETSTORE_AUTH",
         "PETSTORE_MCP_TOKENS",
         "PETSTORE_OAUTH_ISSUER",
@@ -291,6 +295,10 @@ ALL_SCHEME_VARIABLES = [
     "T_LIST_PAGE_SIZE",
     "T_CONFIRM",
     "T_CONFIRM_FALLBACK",
+    "T_CODE_TIMEOUT",
+    "T_CODE_MAX_CALLS",
+    "T_CODE_MAX_MEMORY_MB",
+    "T_CODE_WORKERS",
     "T_AUTH",
     "T_MCP_TOKENS",
     "T_OAUTH_ISSUER",

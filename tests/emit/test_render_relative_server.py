@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from openapi2mcp.emit.client_setup import client_setup
-from openapi2mcp.emit.render import variables
+from openapi2mcp.emit.variables import variables
 from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import Generation, generate
 

@@ -202,7 +202,7 @@ async def test_meta_tools_are_unknown_in_static_mode(make: Make) -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"T_MODE": "fast"}, "T_MODE must be one of auto, static, dynamic, got 'fast'"),
+        ({"T_MODE": "fast"}, "T_MODE must be one of auto, static, dynamic, code, got 'fast'"),
         (
             {"T_MAX_LIST_TOKENS": "many"},
             "T_MAX_LIST_TOKENS must be a whole number of tokens greater than 0, got 'many'",

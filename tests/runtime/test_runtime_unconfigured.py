@@ -116,7 +116,7 @@ async def test_an_operation_with_its_own_server_needs_no_base_url(upstream: Upst
         ({"T_BASE_URL": "api.example.com"}, None, "T_BASE_URL must be an absolute http(s) URL"),
         ({}, "ftp://h", "T_BASE_URL must be an absolute http(s) URL"),
         ({"T_TIMEOUT": "soon"}, None, "T_TIMEOUT must be a number of seconds"),
-        ({"T_MODE": "dinamic"}, None, "T_MODE must be one of auto, static, dynamic, got 'dinamic'"),
+        ({"T_MODE": "dinamic"}, None, "T_MODE must be one of auto, static, dynamic, code, got 'dinamic'"),
     ],
 )
 def test_settings_set_but_bad_still_stop_the_start(

@@ -1,0 +1,412 @@
+"""--mode code (issue 31): search_tools, describe_tools with Python stubs, and run_code, whose
+program runs in pydantic-monty with `import api`. Every inner call goes the way of a tool call
+(validation, narrowing, read-only, confirmation, audit); programs are type-checked before
+anything is sent; each limit ends a runaway program with isError naming it, and the server keeps
+serving. Against a recording upstream, through the runtime's handlers and the SDK client."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp
+import pytest
+
+from openapi2mcp_runtime import settings as runtime_settings
+from openapi2mcp_runtime.settings import ConfigError
+
+from .conftest import Make, Recorded, Reply, Upstream, call, mcp_server, param, text_of, tool, tool_data
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+STR, INT = {"type": "string"}, {"type": "integer"}
+PET = {
+    "type": "object",
+    "properties": {"id": INT, "name": STR, "tag": STR},
+    "required": ["id", "name"],
+}
+PETS = [{"id": n, "name": f"pet{n}", "tag": "dog" if n % 2 else "cat"} for n in range(1, 7)]
+
+
+def data() -> dict[str, Any]:
+    listed = {"type": "object", "properties": {"result": {"type": "array", "items": PET}}}
+    made = tool_data(
+        tool(
+            "listPets",
+            "GET",
+            "/pets",
+            params=(param("limit", "query", INT),),
+            output_schema=listed,
+            wrapped=True,
+        ),
+        tool(
+            "getPet",
+            "GET",
+            "/pets/{id}",
+            params=(param("id", "path", INT, required=True),),
+            output_schema=PET,
+        ),
+        tool("deletePet", "DELETE", "/pets/{id}", params=(param("id", "path", INT, required=True),)),
+        tool("traced", "GET", "/traced", params=(param("X-Request-Id", "header", STR, required=True),)),
+    )
+    for wire in made["tools"]:
+        if wire["name"] == "deletePet":
+            wire["annotations"].update(readOnlyHint=False, destructiveHint=True)
+    return made
+
+
+def answering(request: Recorded) -> Reply:
+    """The pets API: the list, one pet, 404 for an unknown one, 204 for a delete."""
+    if request.method == "DELETE":
+        return Reply(204, b"")
+    if request.path == "/api/v1/pets":
+        return Reply(200, json.dumps(PETS).encode())
+    if request.path == "/api/v1/traced":
+        return Reply(200, b"{}")
+    number = request.path.rsplit("/", 1)[-1]
+    found = [pet for pet in PETS if str(pet["id"]) == number]
+    if found:
+        return Reply(200, json.dumps(found[0]).encode())
+    return Reply(404, b'{"message": "no such pet"}')
+
+
+@pytest.fixture
+def code(make_runtime: Make, upstream: Upstream) -> Make:
+    """make(**env) → a code-mode runtime against the pets API."""
+    upstream.responder = answering
+
+    def make(**env: str) -> Any:
+        return make_runtime(data(), env={"T_MODE": "code", **env})
+
+    return make
+
+
+async def run(tools: Any, program: str) -> Any:
+    return await call(tools, "run_code", {"code": program})
+
+
+def names(result: Any) -> list[str]:
+    return [wire["name"] for wire in result["tools"]]
+
+
+async def test_code_mode_lists_search_describe_and_run_code(code: Make) -> None:
+    listed = code().list_tools_result()["tools"]
+    assert names({"tools": listed}) == ["search_tools", "describe_tools", "run_code"]
+    run_code = listed[2]
+    assert run_code["inputSchema"]["required"] == ["code"]
+    assert run_code["annotations"]["readOnlyHint"] is False
+    assert "Limits: 30 s, 50 API calls." in run_code["description"]
+    assert "run_code" in listed[0]["description"]
+    read_only = code(T_READ_ONLY="yes").list_tools_result()["tools"]
+    assert read_only[2]["annotations"]["readOnlyHint"] is True
+
+
+async def test_describe_tools_gives_each_tools_python_stub(code: Make) -> None:
+    result = await call(code(), "describe_tools", {"names": ["getPet"]})
+    [described] = result.structured_content["tools"]
+    assert described["name"] == "getPet"
+    assert described["function"] == "api.getPet"
+    assert "def getPet(*, id: int)" in described["python"]
+
+
+async def test_a_program_calls_the_api_and_only_its_result_comes_back(code: Make, upstream: Upstream) -> None:
+    program = "import api\ndogs = [p['name'] for p in api.listPets() if p.get('tag') == 'dog']\ndogs"
+    result = await run(code(), program)
+    assert result.is_error is not True, text_of(result)
+    assert result.structured_content == {"result": ["pet1", "pet3", "pet5"], "printed": "", "calls": 1}
+    assert json.loads(text_of(result)) == result.structured_content
+    assert [(r.method, r.path) for r in upstream.requests] == [("GET", "/api/v1/pets")]
+
+
+async def test_prints_are_the_result_when_there_is_no_last_expression(code: Make) -> None:
+    result = await run(code(), "import api\nfor p in api.listPets()[:2]:\n    print(p['id'])")
+    assert result.structured_content == {"result": None, "printed": "1\n2\n", "calls": 1}
+
+
+async def test_a_keyword_that_is_no_identifier_is_mapped_back(code: Make, upstream: Upstream) -> None:
+    described = await call(code(), "describe_tools", {"names": ["traced"]})
+    stub = described.structured_content["tools"][0]["python"]
+    keyword = stub.split("def traced(*, ", 1)[1].split(":", 1)[0]
+    assert keyword.isidentifier() and keyword != "X-Request-Id"
+    result = await run(code(), f"import api\napi.traced({keyword}='abc')")
+    assert result.is_error is not True, text_of(result)
+    assert upstream.last.header("X-Request-Id") == "abc"
+
+
+@pytest.mark.parametrize(
+    ("program", "says"),
+    [
+        ("import api\napi.getPet(pet_id=1)", "unknown-argument"),
+        ("import api\napi.getPet()", "missing-argument"),
+        ("import api\napi.getPet(id='one')", "invalid-argument-type"),
+        ("import api\napi.getPet(id=1)['nmae']", "invalid-key"),
+        ("import api\napi.listPets(limit=2)\napi.nothing()", "unresolved-attribute"),
+    ],
+)
+async def test_a_program_that_does_not_type_check_sends_nothing(
+    code: Make, upstream: Upstream, program: str, says: str
+) -> None:
+    result = await run(code(), program)
+    assert result.is_error is True
+    assert text_of(result).startswith("The program was not run, and nothing was sent to the API:")
+    assert says in text_of(result)
+    assert upstream.requests == []
+
+
+async def test_an_api_error_raises_oserror_and_last_error_has_status_and_body(code: Make) -> None:
+    program = (
+        "import api\ntry:\n    api.getPet(id=99)\n    seen = None\nexcept OSError:\n"
+        "    seen = api.last_error()\nseen"
+    )
+    result = await run(code(), program)
+    assert result.is_error is not True, text_of(result)
+    seen = result.structured_content["result"]
+    assert (seen["tool"], seen["status"], seen["body"]) == ("getPet", 404, {"message": "no such pet"})
+    assert seen["message"].startswith("The API answered HTTP 404")
+
+
+async def test_an_uncaught_api_error_fails_the_program_with_its_traceback(code: Make) -> None:
+    result = await run(code(), "import api\nx = api.getPet(id=1)\napi.getPet(id=99)")
+    assert result.is_error is True
+    text = text_of(result)
+    assert text.startswith("The program failed after 2 API calls:")
+    assert "OSError: The API answered HTTP 404" in text and "line 3" in text
+
+
+async def test_a_program_reads_what_the_api_sent_where_it_deviates_from_the_schema(
+    code: Make, upstream: Upstream
+) -> None:
+    upstream.reply(body=json.dumps({"id": "seven", "name": "Rex", "extra": [1]}))
+    result = await run(code(), "import api\npet = api.getPet(id=7)\n(pet['id'], pet.get('extra'))")
+    assert result.structured_content is not None, text_of(result)
+    assert result.structured_content["result"] == ["seven", [1]]
+
+
+async def test_inner_results_are_whole_and_the_programs_result_is_trimmed(
+    code: Make, upstream: Upstream
+) -> None:
+    many = [{"id": n, "name": "x" * 40} for n in range(2_000)]
+    upstream.reply(body=json.dumps(many))
+    tools = code(T_MAX_RESULT_CHARS="2000")
+    counted = await run(tools, "import api\nlen(api.listPets())")
+    assert counted.structured_content["result"] == 2_000
+    whole = await run(tools, "import api\napi.listPets()")
+    assert whole.is_error is not True
+    assert len(whole.content[0].text) <= 2_000
+    assert "T_MAX_RESULT_CHARS=2,000" in whole.content[1].text
+
+
+async def test_each_inner_call_has_an_audit_line_marked_with_the_run(code: Make, tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    tools = code(T_AUDIT_LOG=str(log))
+    await run(tools, "import api\n[api.getPet(id=n)['name'] for n in (1, 2)]")
+    await run(tools, "import api\napi.getPet(id=3)")
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(x["tool"], x["status"], x["outcome"]) for x in lines] == [
+        ("getPet", 200, "ok"),
+        ("getPet", 200, "ok"),
+        ("run_code", None, "ok"),
+        ("getPet", 200, "ok"),
+        ("run_code", None, "ok"),
+    ]
+    first, second = lines[0]["run"], lines[3]["run"]
+    assert [x["run"] for x in lines] == [first, first, first, second, second] and first != second
+
+
+# ---- escape attempts: each limit ends the program with isError naming it; the server goes on ----
+
+
+async def healthy(tools: Any) -> None:
+    result = await run(tools, "import api\napi.getPet(id=2)['name']")
+    assert result.structured_content["result"] == "pet2", text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("program", "says"),
+    [
+        ("import socket", "Cannot resolve imported module `socket`"),
+        ("import subprocess", "Cannot resolve imported module `subprocess`"),
+        ("import urllib.request", "Cannot resolve imported module `urllib.request`"),
+        ("open('/etc/passwd').read()", "Name `open` used when not defined"),
+        ("__import__('os').system('true')", "Name `__import__` used when not defined"),
+    ],
+)
+async def test_forbidden_modules_and_builtins_are_refused_before_running(
+    code: Make, upstream: Upstream, program: str, says: str
+) -> None:
+    tools = code()
+    result = await run(tools, program)
+    assert result.is_error is True and says in text_of(result), text_of(result)
+    assert upstream.requests == []
+    await healthy(tools)
+
+
+@pytest.mark.parametrize(
+    ("program", "says"),
+    [
+        ("from pathlib import Path\nPath('/etc/passwd').read_text()", "PermissionError"),
+        ("import os\nos.getenv('HOME')", "'os.getenv' is not supported"),
+        ("import os\nos.environ", "'os.environ' is not supported"),
+    ],
+)
+async def test_files_and_environment_are_out_of_reach(code: Make, program: str, says: str) -> None:
+    tools = code()
+    result = await run(tools, program)
+    assert result.is_error is True and says in text_of(result), text_of(result)
+    await healthy(tools)
+
+
+async def test_an_endless_loop_ends_at_the_time_limit(code: Make) -> None:
+    tools = code(T_CODE_TIMEOUT="1")
+    result = await run(tools, "n = 0\nwhile True:\n    n += 1")
+    assert result.is_error is True
+    assert text_of(result).startswith("The program was stopped after 0 API calls: time limit")
+    assert "T_CODE_TIMEOUT" in text_of(result)
+    await healthy(tools)
+
+
+async def test_memory_growth_ends_at_the_memory_limit(code: Make) -> None:
+    tools = code(T_CODE_MAX_MEMORY_MB="16")
+    result = await run(tools, "x = []\nwhile True:\n    x.append('a' * 100_000)")
+    assert result.is_error is True
+    assert "memory limit" in text_of(result) and "T_CODE_MAX_MEMORY_MB=16" in text_of(result)
+    await healthy(tools)
+
+
+async def test_too_many_calls_end_at_the_call_limit_with_nothing_more_sent(
+    code: Make, upstream: Upstream
+) -> None:
+    tools = code(T_CODE_MAX_CALLS="3")
+    program = (
+        "import api\nfor n in range(10):\n    try:\n        api.getPet(id=1)\n"
+        "    except Exception:\n        pass"
+    )
+    result = await run(tools, program)
+    assert result.is_error is True
+    assert "call limit" in text_of(result) and "T_CODE_MAX_CALLS" in text_of(result)
+    assert len(upstream.requests) == 3
+    await healthy(tools)
+
+
+async def test_host_calls_past_the_sandboxs_own_budget_end_the_program(code: Make) -> None:
+    tools = code(T_CODE_MAX_CALLS="5")  # the sandbox's budget: 2 x 5 + 100 host calls
+    result = await run(tools, "import api\nfor n in range(500):\n    api.last_error()")
+    assert result.is_error is True
+    assert text_of(result) == (
+        "The program was stopped after 0 API calls: call limit: more than 110 calls into the server"
+        " (API calls, last_error(), imports, sleeps: twice T_CODE_MAX_CALLS, plus 100)."
+    )
+    await healthy(tools)
+
+
+async def test_prints_are_kept_up_to_a_cap(code: Make) -> None:
+    tools = code(T_MAX_RESULT_CHARS="3000")
+    result = await run(tools, "for n in range(5000):\n    print('line', n)")
+    assert result.is_error is not True, text_of(result)
+    printed = result.structured_content["printed"]
+    assert printed.startswith("line 0\nline 1\n") and len(printed) <= 3000
+
+
+async def test_programs_beyond_the_workers_wait_their_turn(code: Make) -> None:
+    tools = code(T_CODE_WORKERS="1")
+    results: list[Any] = []
+
+    async def one(number: int) -> None:
+        results.append(await run(tools, f"import api\napi.getPet(id={number})['id']"))
+
+    async with anyio.create_task_group() as group:
+        for number in (1, 2, 3):
+            group.start_soon(one, number)
+    assert sorted(result.structured_content["result"] for result in results) == [1, 2, 3]
+
+
+async def test_a_write_in_read_only_mode_does_not_exist(code: Make, upstream: Upstream) -> None:
+    tools = code(T_READ_ONLY="yes")
+    result = await run(tools, "import api\napi.deletePet(id=1)")
+    assert result.is_error is True and "deletePet" in text_of(result)
+    assert upstream.requests == []
+    await healthy(tools)
+
+
+async def test_a_tool_narrowed_away_does_not_exist(code: Make, upstream: Upstream) -> None:
+    tools = code(T_TOOLS="listPets")
+    result = await run(tools, "import api\napi.getPet(id=1)")
+    assert result.is_error is True and "unresolved-attribute" in text_of(result)
+    assert upstream.requests == []
+
+
+# ---- confirmation: asked once, before the program runs ----
+
+
+class User:
+    def __init__(self, action: str) -> None:
+        self.action, self.asked = action, list[Any]()
+
+    async def __call__(self, context: Any, params: Any) -> Any:
+        self.asked.append(params)
+        return mcp.types.ElicitResult(action=self.action, content={} if self.action == "accept" else None)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+@pytest.mark.parametrize("action", ["accept", "decline"])
+async def test_a_program_naming_a_destructive_tool_is_confirmed_once_before_it_runs(
+    code: Make, upstream: Upstream, mode: str, action: str
+) -> None:
+    user = User(action)
+    server = mcp_server(code(T_CONFIRM="destructive"))
+    program = "import api\nfor n in (1, 2):\n    api.deletePet(id=n)"
+    async with mcp.Client(server, mode=mode, elicitation_callback=user) as client:
+        result = await client.call_tool("run_code", {"code": program})
+    [asked] = user.asked
+    assert "deletePet (DELETE /pets/{id})" in asked.message and program in asked.message
+    sent = [(r.method, r.path) for r in upstream.requests]
+    if action == "accept":
+        assert result.is_error is not True, text_of(result)
+        assert sent == [("DELETE", "/api/v1/pets/1"), ("DELETE", "/api/v1/pets/2")]
+    else:
+        assert result.is_error is True and sent == []
+
+
+async def test_a_program_of_reads_only_is_not_confirmed(code: Make) -> None:
+    user = User("decline")
+    server = mcp_server(code(T_CONFIRM="writes"))
+    async with mcp.Client(server, mode="legacy", elicitation_callback=user) as client:
+        result = await client.call_tool("run_code", {"code": "import api\napi.getPet(id=1)['id']"})
+    assert result.structured_content["result"] == 1 and user.asked == []
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_run_code_through_the_sdk_client_in_both_eras(code: Make, mode: str) -> None:
+    async with mcp.Client(mcp_server(code()), mode=mode) as client:
+        listed = await client.list_tools()
+        result = await client.call_tool("run_code", {"code": "import api\nlen(api.listPets())"})
+    assert [t.name for t in listed.tools] == ["search_tools", "describe_tools", "run_code"]
+    assert result.structured_content == {"result": 6, "printed": "", "calls": 1}
+
+
+# ---- settings ----
+
+
+def test_the_code_settings_are_read_and_checked() -> None:
+    settings = runtime_settings.Settings.from_env(
+        {"T_CODE_TIMEOUT": "2.5", "T_CODE_MAX_CALLS": "7", "T_CODE_MAX_MEMORY_MB": "64"}, prefix="T"
+    )
+    assert (settings.code.timeout, settings.code.max_calls, settings.code.max_memory_mb) == (2.5, 7, 64)
+    with pytest.raises(ConfigError, match="T_CODE_MAX_CALLS must be a whole number of calls"):
+        runtime_settings.Settings.from_env({"T_CODE_MAX_CALLS": "many"}, prefix="T")
+    with pytest.raises(ConfigError, match="cannot be combined with --mode code"):
+        runtime_settings.Settings.from_env({"T_MODE": "code", "T_DYNAMIC_TOOLSETS": "yes"}, prefix="T")
+
+
+async def test_code_mode_without_the_sandbox_installed_says_how_to_install_it(
+    make_runtime: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "pydantic_monty" else real(name, *a)
+    )
+    with pytest.raises(ConfigError, match=r"pydantic-monty.*\[code\]"):
+        make_runtime(data(), env={"T_MODE": "code"})
