@@ -24,6 +24,7 @@ from .outcomes import Failed, Refused, Stopped
 WARM = "len('')"  # type-checked once by each session before it waits for a program
 SPARE = 2  # sessions kept warm
 SCRIPT = "program.py"  # the program's name in tracebacks and the checker's messages
+SLEEPS = ("system.sleep", "system.async_sleep")  # time.sleep, asyncio.sleep: feed_start's to serve
 # (function, positional arguments, keyword arguments) → the answer the program gets
 Call = Callable[[str, tuple[Any, ...], Mapping[str, Any]], Awaitable[Mapping[str, Any]]]
 
@@ -98,9 +99,13 @@ class Sandbox:
         step = session.feed_start(program, print_callback=printed)
         snapshot = await self._within(deadline, step)
         while not isinstance(snapshot, monty.MontyComplete):
+            function = getattr(snapshot, "function_name", None)
             if isinstance(snapshot, monty.AsyncFunctionSnapshot) and not snapshot.is_os_function:
-                answer = await call(str(snapshot.function_name), snapshot.args, snapshot.kwargs)
+                answer = await call(str(function), snapshot.args, snapshot.kwargs)
                 step = snapshot.resume(dict(answer))  # type: ignore[arg-type]
+            elif isinstance(snapshot, monty.AsyncFunctionSnapshot) and function in SLEEPS:
+                await _slept(snapshot.args, deadline)  # the host's to do, within the wall time
+                step = snapshot.resume({"return_value": None})
             else:  # imports, names, the OS: as the sandbox's policy says
                 step = snapshot.resume_auto()
             snapshot = await self._within(deadline, step)
@@ -209,6 +214,12 @@ def _limit(error: monty.MontyRuntimeError, limits: CodeLimits) -> Stopped | None
 def suspensions(limits: CodeLimits) -> int:
     """The sandbox's own budget of calls into the server, whatever they are."""
     return 2 * limits.max_calls + 100
+
+
+async def _slept(args: tuple[Any, ...], deadline: float) -> None:
+    """A sleep of the program's, cut at its deadline (a wrong argument: no wait)."""
+    seconds = args[0] if args and isinstance(args[0], int | float) else 0
+    await asyncio.sleep(max(min(float(seconds), deadline - time.monotonic()), 0))
 
 
 def _loop_time(deadline: float) -> float:

@@ -9,7 +9,8 @@ import importlib.util
 import re
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +63,7 @@ class CodeTools:
         )
         self._modules: OrderedDict[frozenset[str], stubs.Module] = OrderedDict()
         self._sandbox: Sandbox | None = None
+        self._running: dict[str, int] = {}  # programs running, by HTTP caller (audit.share_of)
 
     @classmethod
     def checked(
@@ -147,7 +149,32 @@ class CodeTools:
             caller.run = uuid.uuid4().hex[:12]  # on each of its calls' audit lines
         wrapped = {name for name in view.names if (self.routes.get(name) or {}).get("wrapped")}
         calls = Run(module.functions, wrapped, view.names, self.call_tool, self.settings.code)
-        return await self._ran(program, module, calls)
+        share = audit.share_of(ctx)  # None over stdio: one client
+        if share is not None and self._running.get(share, 0) >= self._each:
+            limits = self.settings.code
+            return res.error_result(
+                f"Not run: this caller already runs {self._each} program(s), half of"
+                f" {self.settings.prefix}_CODE_WORKERS={limits.workers}; wait for them to end"
+            )
+        with self._counted(share):
+            return await self._ran(program, module, calls)
+
+    @property
+    def _each(self) -> int:
+        """Programs one HTTP caller may run at once: half the workers, so others get the rest."""
+        return max(self.settings.code.workers // 2, 1)
+
+    @contextmanager
+    def _counted(self, share: str | None) -> Iterator[None]:
+        if share is None:
+            yield
+            return
+        self._running[share] = self._running.get(share, 0) + 1
+        try:
+            yield
+        finally:
+            if (left := self._running.pop(share) - 1) > 0:
+                self._running[share] = left
 
     async def _ran(self, program: str, module: stubs.Module, calls: Run) -> types.CallToolResult:
         from pydantic_monty import ExternalModule

@@ -517,3 +517,52 @@ def test_the_readme_marks_the_long_running_tools_and_says_how_to_follow_one() ->
     assert section.startswith("`startJob` starts work\nthat goes on after the API's first answer.")
     assert "within `T_TIMEOUT`" in section and "`tasks/cancel`" in section
     assert "### Long-running tools" not in rendered(spec())["README.md"]
+
+
+# ---- code mode: the README's example program and the package's extra ----
+
+
+def readme_program(readme: str) -> str:
+    section = readme.split("### Code mode", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_example_program_type_checks_against_the_packages_stub() -> None:
+    from pydantic_monty import ExternalModule, Monty
+
+    from openapi2mcp.report.stubs import api_stub
+
+    files = petstore().files
+    program = readme_program(files["README.md"])
+    assert program == "import api\nitems = api.listPets()\nlen(items), items[:3]\n"
+    data = json.loads(files["petstore/data/tool_data.json"])
+    stub = api_stub(data, json.loads(files["petstore/data/tool_details.json"]))
+    api = ExternalModule({"listPets": lambda **_: [{"name": "Rex"}] * 5}, stubs=stub)
+    with Monty() as pool, pool.checkout(type_check=True, external_modules={"api": api}) as session:
+        assert session.feed_run(program) == (5, [{"name": "Rex"}] * 3)
+
+
+def test_the_example_program_fills_required_arguments_with_values_of_their_type() -> None:
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "T", "version": "1"},
+        "paths": {
+            "/things/{thing-id}": {
+                "get": {
+                    "operationId": "getThing",
+                    "parameters": [
+                        {"name": "thing-id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                        {"name": "kind", "in": "query", "required": True, "schema": {"enum": ["a", "b"]}},
+                    ],
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+    }
+    program = readme_program(rendered(document)["README.md"])
+    assert program == "import api\nanswer = api.getThing(thing_id=1, kind='a')\nanswer\n"
+
+
+def test_the_package_has_the_code_extra() -> None:
+    pyproject = tomllib.loads(petstore().files["pyproject.toml"])
+    assert pyproject["project"]["optional-dependencies"] == {"code": ["pydantic-monty>=1.4,<2"]}

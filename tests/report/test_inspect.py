@@ -374,3 +374,45 @@ def test_operations_skipped_with_errors_are_counted_on_stderr_and_left_out(tmp_p
         f"openapi2mcp: {spec}: 1 operation skipped with errors (`openapi2mcp generate` lists them)\n"
     )
     assert json.loads(stdout)["tools"] == 1
+
+
+# ---- --stubs: the api.pyi of code mode ----
+
+
+def test_stubs_print_the_api_module_of_a_package_and_of_its_spec(
+    petstore_package: Path, tmp_path: Path
+) -> None:
+    code, from_package, _ = run("inspect", str(petstore_package), "--stubs", cwd=tmp_path)
+    assert code == 0
+    assert from_package.startswith('"""This API\'s functions. Call each with keyword arguments;')
+    for function in (
+        "listPets",
+        "createPet",
+        "showPetById",
+        "replacePet",
+        "deletePet",
+        "renamePet",
+        "get_health",
+    ):
+        assert f"\ndef {function}(" in from_package
+    assert "def showPetById(*, petId: str) -> ShowPetByIdResult:" in from_package
+    code, from_spec, _ = run("inspect", str(PETSTORE), "--stubs", cwd=tmp_path)
+    assert (code, from_spec) == (0, from_package)
+
+
+def test_the_stubs_are_a_module_the_sandbox_type_checks(petstore_package: Path, tmp_path: Path) -> None:
+    from pydantic_monty import ExternalModule, Monty, MontyTypingError
+
+    stub = run("inspect", str(petstore_package), "--stubs", cwd=tmp_path)[1]
+    api = ExternalModule({"showPetById": lambda **_: {"name": "Rex"}}, stubs=stub)
+    with Monty() as pool, pool.checkout(type_check=True, external_modules={"api": api}) as session:
+        assert session.feed_run("import api\napi.showPetById(petId='1')['name']") == "Rex"
+        with pytest.raises(MontyTypingError, match="missing-argument"):
+            session.feed_run("import api\napi.showPetById()")
+
+
+def test_stubs_of_a_missing_package_exit_2(tmp_path: Path) -> None:
+    code, _, stderr = run("inspect", str(tmp_path / "nothing"), "--stubs", cwd=tmp_path)
+    assert code == EXIT_INPUT and "nothing: cannot read the file: No such file or directory" in stderr
+    code, _, stderr = run("inspect", str(tmp_path), "--stubs", cwd=tmp_path)
+    assert code == EXIT_INPUT and "tool_data.json" in stderr

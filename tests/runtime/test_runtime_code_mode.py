@@ -266,6 +266,15 @@ async def test_an_endless_loop_ends_at_the_time_limit(code: Make) -> None:
     await healthy(tools)
 
 
+async def test_a_program_may_sleep_within_its_time_and_no_longer(code: Make) -> None:
+    tools = code(T_CODE_TIMEOUT="1")
+    napped = await run(tools, "import time\nimport asyncio\ntime.sleep(0.05)\nawait asyncio.sleep(0.05)\n1")
+    assert napped.structured_content == {"result": 1, "printed": "", "calls": 0}, text_of(napped)
+    overslept = await run(tools, "import time\ntime.sleep(60)")
+    assert overslept.is_error is True and "T_CODE_TIMEOUT" in text_of(overslept)
+    await healthy(tools)
+
+
 async def test_memory_growth_ends_at_the_memory_limit(code: Make) -> None:
     tools = code(T_CODE_MAX_MEMORY_MB="16")
     result = await run(tools, "x = []\nwhile True:\n    x.append('a' * 100_000)")
@@ -410,3 +419,38 @@ async def test_code_mode_without_the_sandbox_installed_says_how_to_install_it(
     )
     with pytest.raises(ConfigError, match=r"pydantic-monty.*\[code\]"):
         make_runtime(data(), env={"T_MODE": "code"})
+
+
+class Request:
+    """An HTTP request as the runtime reads it (audit.share_of): its headers and address."""
+
+    def __init__(self, token: str) -> None:
+        self.headers = {"authorization": f"Bearer {token}"}
+        self.scope: dict[str, Any] = {}
+        self.client = None
+
+
+async def test_one_http_caller_runs_at_most_half_the_workers_and_others_still_run(code: Make) -> None:
+    tools = code(T_CODE_WORKERS="2")
+    slow = "import time\ntime.sleep(0.5)\n1"
+    params = mcp.types.CallToolRequestParams(name="run_code", arguments={"code": slow})
+
+    def running(token: str, program: str) -> Any:
+        ctx = type("Ctx", (), {"request": Request(token), "session_id": None})()
+        return tools.code.run(ctx, params, tools.view, program)
+
+    results: dict[str, Any] = {}
+
+    async def one(key: str, token: str, program: str, delay: float) -> None:
+        await anyio.sleep(delay)
+        results[key] = await running(token, program)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(one, "first", "a", slow, 0)
+        group.start_soon(one, "second", "a", slow, 0.2)
+        group.start_soon(one, "other", "b", "2", 0.2)
+    assert results["first"].structured_content is not None, text_of(results["first"])
+    assert results["first"].structured_content["result"] == 1
+    assert results["second"].is_error is True
+    assert text_of(results["second"]).startswith("Not run: this caller already runs 1 program(s)")
+    assert results["other"].structured_content["result"] == 2
