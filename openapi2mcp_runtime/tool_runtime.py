@@ -108,7 +108,7 @@ class ToolRuntime:
             from .code_mode.tools import CodeTools
 
             call = partial(self.call_tool, whole=True)  # a program reads results untrimmed
-            self.code = CodeTools.checked(self.catalog, self._routes, settings, call)
+            self.code = CodeTools.checked(self.catalog, self._routes, settings, call, self.name)
 
     @classmethod
     def load(

@@ -72,12 +72,13 @@ class CodeTools:
         routes: Mapping[str, Mapping[str, Any]],
         settings: Settings,
         call_tool: CallTool,
+        distribution: str,
     ) -> CodeTools:
         """The tools; ConfigError (exit 2) when the sandbox is not installed."""
         if importlib.util.find_spec("pydantic_monty") is None:
             raise ConfigError(
                 "--mode code runs programs in the pydantic-monty sandbox, which is not installed:"
-                " install the server with its `code` extra (pip install '<package>[code]')"
+                f" install the server with its `code` extra: pip install '{distribution}[code]'"
             )
         return cls(catalog, routes, settings, call_tool)
 

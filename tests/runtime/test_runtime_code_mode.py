@@ -417,7 +417,7 @@ async def test_code_mode_without_the_sandbox_installed_says_how_to_install_it(
     monkeypatch.setattr(
         importlib.util, "find_spec", lambda name, *a: None if name == "pydantic_monty" else real(name, *a)
     )
-    with pytest.raises(ConfigError, match=r"pydantic-monty.*\[code\]"):
+    with pytest.raises(ConfigError, match=r"pydantic-monty.*pip install 't-server\[code\]'"):
         make_runtime(data(), env={"T_MODE": "code"})
 
 
