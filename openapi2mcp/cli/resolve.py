@@ -157,9 +157,9 @@ def _get(settings: Settings, key: str, default: Any) -> Any:
 SERVER_IMPORTS = frozenset(
     """annotated_types anyio attr attrs certifi cffi click cryptography dotenv h11 httpcore httpcore2
     httpx httpx2 httpx_sse idna ijson jsonschema jsonschema_specifications jwt mcp mcp_types multipart
-    opentelemetry pycparser pydantic pydantic_core pydantic_settings python_multipart referencing rpds
-    sniffio snowballstemmer sse_starlette starlette truststore typing_extensions typing_inspection
-    uvicorn uvloop""".split()  # noqa: SIM905 (a paragraph reads better than 40 quoted names)
+    opentelemetry pycparser pydantic pydantic_core pydantic_monty pydantic_settings python_multipart
+    referencing rpds sniffio snowballstemmer sse_starlette starlette truststore typing_extensions
+    typing_inspection uvicorn uvloop""".split()  # noqa: SIM905 (a paragraph reads better than 40 quoted names)
 )
 
 
