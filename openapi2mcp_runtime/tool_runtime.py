@@ -283,11 +283,11 @@ class ToolRuntime:
     async def _meta(
         self, ctx: Any, view: views.View, name: str, arguments: Mapping[str, Any]
     ) -> CallToolResult:
+        if view.code and self.code is not None and name in (mt.SEARCH, mt.DESCRIBE):
+            return self.code.found(name, arguments, view)  # each tool as a Python function
         if name == mt.SEARCH:
             return self.catalog.search(arguments, view)
         if name == mt.DESCRIBE:
-            if view.code and self.code is not None:
-                return self.code.describe(arguments, view)
             return self.catalog.describe(arguments, view)
         if name == mt.LIST_TOOLSETS:
             return self.catalog.list_toolsets(view, self.enabled.of(ctx, view))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +62,8 @@ class Sandbox:
         self._pool: monty.AsyncMonty | None = None
         self._slots = asyncio.Semaphore(limits.workers)
         self._warm: list[tuple[monty.AsyncMontySession, dict[str, monty.ExternalModule]]] = []
-        self._warming: set[asyncio.Task[None]] = set()
+        self._background: set[asyncio.Task[None]] = set()  # sessions warmed, sessions closed
+        self._warming = 0  # sessions being warmed
 
     async def run(self, program: str, api: monty.ExternalModule, call: Call) -> Outcome:
         """Run `program` with `import api` giving `api`, each call of its functions answered by
@@ -73,13 +74,11 @@ class Sandbox:
                 await self._slots.acquire()
         except TimeoutError:
             raise Stopped(self._busy()) from None
+        session: monty.AsyncMontySession | None = None
         try:
             session, modules = await self._take()
             modules["api"] = api
-            try:
-                return await self._drive(session, program, call, deadline)
-            finally:
-                await session.__aexit__(None, None, None)
+            return await self._drive(session, program, call, deadline)
         except monty.MontySyntaxError as error:
             raise Refused(error.display("type-msg")) from None
         except monty.MontyTypingError as error:
@@ -89,8 +88,21 @@ class Sandbox:
         except monty.MontyCrashedError as error:
             raise Stopped(f"the sandbox's worker process ended ({error})") from None
         finally:
+            self._in_background(self._done(session))  # the answer does not wait for the close
+
+    async def _done(self, session: monty.AsyncMontySession | None) -> None:
+        """A program's session closed (a few ms with type checking), then its slot freed."""
+        try:
+            if session is not None:
+                await session.__aexit__(None, None, None)
+        finally:
             self._slots.release()
             self._refill()
+
+    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def _drive(
         self, session: monty.AsyncMontySession, program: str, call: Call, deadline: float
@@ -156,17 +168,18 @@ class Sandbox:
         return session, modules
 
     def _refill(self) -> None:
-        if len(self._warm) + len(self._warming) >= SPARE or self._pool is None:
+        if len(self._warm) + self._warming >= SPARE or self._pool is None:
             return
-        task = asyncio.get_running_loop().create_task(self._keep_warm())
-        self._warming.add(task)
-        task.add_done_callback(self._warming.discard)
+        self._warming += 1
+        self._in_background(self._keep_warm())
 
     async def _keep_warm(self) -> None:
         try:
             self._warm.append(await self._warmed())
         except monty.MontyError:  # a program will start its own session (and report why)
             return
+        finally:
+            self._warming -= 1
 
     def _timeout(self) -> str:
         prefix = self.limits.prefix
@@ -182,8 +195,9 @@ class Sandbox:
         )
 
     async def aclose(self) -> None:
-        for task in list(self._warming):
+        for task in list(self._background):
             task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
         while self._warm:
             session, _ = self._warm.pop()
             await session.__aexit__(None, None, None)

@@ -32,13 +32,11 @@ if TYPE_CHECKING:
 
 THEN = "then describe_tools for their Python functions, and run_code to run a program calling them"
 RUN_CODE = (
-    "Run a Python program against this API; only its result enters your context. `import api`,"
-    " then call api.<function>(keyword=value, ...) as describe_tools shows (the tools' names);"
-    " each returns the API's JSON. An API error raises OSError, and api.last_error() gives its"
-    " status and body. The result is the program's last expression (and what it prints). The"
-    " program is type-checked first: nothing is sent if it fails. Monty runs it: a subset of"
-    " Python (no class inheritance, no third-party modules; json, re, math, datetime are there),"
-    " no files, network or environment."
+    "Run a Python program; only its result enters your context. `import api`, then call"
+    " api.<function>(keyword=...) as describe_tools shows; each returns the API's JSON, an API"
+    " error raises OSError (api.last_error() has its status and body). The result: the last"
+    " expression, and what was printed. Type-checked first. A subset of Python (no class"
+    " inheritance; json, re, math, datetime), no files or network."
 )
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PROGRAM_SHOWN = 2_000  # characters of the program in the user's confirmation
@@ -97,6 +95,27 @@ class CodeTools:
             ),
             mt.definition(mt.RUN_CODE, run, read_only=view.read_only),
         ]
+
+    def found(self, name: str, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
+        """search_tools or describe_tools, answered in this mode's terms."""
+        return self.search(arguments, view) if name == mt.SEARCH else self.describe(arguments, view)
+
+    def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
+        """search_tools: what dynamic mode finds, each tool as its function and one line (its
+        title, hints and arguments are the stub's, from describe_tools)."""
+        found = self.catalog.search(arguments, view)
+        if found.is_error or found.structured_content is None:
+            return found
+        tools = [
+            {
+                "name": tool["name"],
+                "function": f"api.{self.names[tool['name']]}",
+                "description": tool["description"],
+                **({"toolset": tool["toolset"]} if "toolset" in tool else {}),
+            }
+            for tool in found.structured_content["tools"]
+        ]
+        return mt.structured({"tools": tools, "total": found.structured_content["total"]})
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         """Each tool named: its name, title, annotations, and its Python function's stub (which

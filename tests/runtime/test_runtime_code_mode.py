@@ -15,6 +15,8 @@ import mcp
 import pytest
 
 from openapi2mcp_runtime import settings as runtime_settings
+from openapi2mcp_runtime import tool_runtime as runtime
+from openapi2mcp_runtime.discovery import search
 from openapi2mcp_runtime.settings import ConfigError
 
 from .conftest import Make, Recorded, Reply, Upstream, call, mcp_server, param, text_of, tool, tool_data
@@ -100,6 +102,24 @@ async def test_code_mode_lists_search_describe_and_run_code(code: Make) -> None:
     assert "run_code" in listed[0]["description"]
     read_only = code(T_READ_ONLY="yes").list_tools_result()["tools"]
     assert read_only[2]["annotations"]["readOnlyHint"] is True
+
+
+async def test_search_tools_gives_each_tool_found_as_its_function_and_one_line(
+    upstream: Upstream, tmp_path: Path
+) -> None:
+    made = data()
+    documents = [(wire["name"], None, {"name": wire["name"], "path": "/pets"}) for wire in made["tools"]]
+    (tmp_path / "search_index.json").write_text(search.index_text(search.build_index(documents)))
+    env = {"T_MODE": "code", "T_BASE_URL": upstream.url}
+    tools = runtime.ToolRuntime(made, runtime.Settings.from_env(env, prefix="T"), None, tmp_path)
+    try:
+        result = await call(tools, "search_tools", {"query": "deletePet", "limit": 1})
+    finally:
+        await tools.aclose()
+    assert result.structured_content == {
+        "tools": [{"name": "deletePet", "function": "api.deletePet", "description": "DELETE /pets/{id}"}],
+        "total": 4,
+    }
 
 
 async def test_describe_tools_gives_each_tools_python_stub(code: Make) -> None:
