@@ -1,0 +1,143 @@
+"""The scripted agent of the code-mode benchmark (benchmarks/code_mode.py): an `mcp.Client` over
+stdio (protocol 2025-11-25) that counts what enters an agent's context: the tools/list answer once
+per task, then for every tools/call its arguments' JSON and its result's text content (UTF-8
+bytes). The tasks' scripts read each result as an agent would: they parse its text."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp.types as types
+
+READ_TIMEOUT = 60.0  # seconds for one MCP request
+TRIMMED = "openapi2mcp/trimmed"  # the _meta key of a result the server trimmed (results/trimming.py)
+
+
+class TaskFailed(RuntimeError):
+    """A tool answered an error where the script expected a result, or a script's check failed."""
+
+
+@dataclass
+class Ledger:
+    """What one task's run put into the agent's context, in UTF-8 bytes."""
+
+    listed: int = 0  # the tools/list answer
+    arguments: int = 0  # every tools/call's arguments, as JSON
+    results: int = 0  # every tools/call result's text content
+    calls: int = 0  # tools/call requests (search, describe, call_tool or run_code)
+    api_calls: int = 0  # the API calls made: call_tool's, or as run_code's answer counts them
+    preamble: int = 0  # the total once tools/list, search_tools and describe_tools are counted
+    by_tool: dict[str, int] = field(default_factory=dict)  # arguments and results, by tool called
+
+    @property
+    def work(self) -> int:
+        """What the task's calls cost after discovery (tools/list, search, describe)."""
+        return self.total - self.preamble
+
+    @property
+    def total(self) -> int:
+        return self.listed + self.arguments + self.results
+
+
+def text_of(result: types.CallToolResult) -> str:
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+class Agent:
+    """One task's run on one session: every request counted in `ledger`."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.ledger = Ledger()
+
+    async def list_tools(self) -> list[str]:
+        listed = await self.client.list_tools(cache_mode="refresh")
+        self.ledger.listed += len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
+        return [tool.name for tool in listed.tools]
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
+        sent = len(json.dumps(arguments, ensure_ascii=False).encode())
+        result: types.CallToolResult = await self.client.call_tool(name, dict(arguments))
+        received = len(text_of(result).encode())
+        ledger = self.ledger
+        ledger.calls, ledger.arguments, ledger.results = (
+            ledger.calls + 1,
+            ledger.arguments + sent,
+            ledger.results + received,
+        )
+        ledger.by_tool[name] = ledger.by_tool.get(name, 0) + sent + received
+        return result
+
+    async def search(self, query: str) -> list[str]:
+        """search_tools: the names it found."""
+        found = json.loads(text_of(await self.call("search_tools", {"query": query})))
+        return [tool["name"] for tool in found["tools"]]
+
+    async def find(self, queries: Sequence[str], tools: Sequence[str]) -> None:
+        """Search with each query until every one of `tools` was found (an agent searches again
+        only for what it has not found yet), then describe `tools`."""
+        found: set[str] = set()
+        for query in queries:
+            found.update(await self.search(query))
+            if found.issuperset(tools):
+                break
+        if missing := [tool for tool in tools if tool not in found]:
+            raise TaskFailed(f"search_tools {list(queries)} did not find {missing}")
+        described = await self.call("describe_tools", {"names": list(tools)})
+        if described.is_error:
+            raise TaskFailed(f"describe_tools: {text_of(described)[:300]}")
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        """Dynamic mode's call_tool: the result's text, parsed as JSON where it is."""
+        result = await self.call("call_tool", {"name": name, "arguments": dict(arguments)})
+        self.ledger.api_calls += 1
+        text = text_of(result)
+        if result.is_error:
+            raise TaskFailed(f"call_tool {name} {dict(arguments)}: {text[:400]}")
+        if result.meta and TRIMMED in result.meta:  # no API of the set pages: the agent cannot go on
+            raise TaskFailed(f"call_tool {name}: the result was trimmed ({len(text):,} characters)")
+        try:
+            return json.loads(text) if text else None
+        except ValueError:
+            return text
+
+    async def run_code(self, program: str) -> Any:
+        """Code mode's run_code: the program's result."""
+        result = await self.call("run_code", {"code": program})
+        if result.is_error:
+            raise TaskFailed(f"run_code: {text_of(result)[:1500]}")
+        answer = (
+            json.loads(result.content[0].text) if isinstance(result.content[0], types.TextContent) else {}
+        )
+        self.ledger.api_calls += int(answer.get("calls") or 0)
+        return answer.get("result")
+
+
+def server_env(out: Path, mode: str, settings: Mapping[str, str]) -> dict[str, str]:
+    """The generated server's environment: the package on PYTHONPATH, the mode, the settings."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(out),
+        "BENCH_MODE": mode,
+        **settings,
+    }
+
+
+@asynccontextmanager
+async def session(out: Path, package: str, env: Mapping[str, str], errlog: Path) -> AsyncIterator[Any]:
+    """An `mcp.Client` over stdio on `python -m PACKAGE` (its stderr appended to `errlog`)."""
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", package], env=dict(env), cwd=out)
+    with open(errlog, "a") as err:
+        transport = stdio_client(params, errlog=err)
+        async with Client(transport, mode="legacy", read_timeout_seconds=READ_TIMEOUT) as client:
+            yield client
