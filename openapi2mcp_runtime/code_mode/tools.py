@@ -53,12 +53,8 @@ class CodeTools:
         settings: Settings,
         call_tool: CallTool,
     ) -> None:
-        self.catalog, self.routes, self.settings, self.call_tool = (
-            catalog,
-            routes,
-            settings,
-            call_tool,
-        )
+        self.catalog, self.routes = catalog, routes
+        self.settings, self.call_tool = settings, call_tool
         self._modules: OrderedDict[frozenset[str], stubs.Module] = OrderedDict()
         self._sandbox: Sandbox | None = None
         self._running: dict[str, int] = {}  # programs running, by HTTP caller (audit.share_of)
@@ -118,7 +114,7 @@ class CodeTools:
         return mt.structured({"tools": tools, "total": found.structured_content["total"]})
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
-        """Each tool named: its name, title, annotations, and its Python function's stub (which
+        """Each tool named: its name, function, annotations, and its Python function's stub (which
         says what its schemas say, in the form the program uses)."""
         names = list(dict.fromkeys(arguments["names"]))
         if unknown := [name for name in names if name not in view.names]:
