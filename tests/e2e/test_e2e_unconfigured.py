@@ -91,7 +91,7 @@ def test_over_http_with_no_settings_tools_are_listed_and_a_call_names_what_to_se
             "BASE_URL=api.example.com",
             "UNCONFIGURED_BASE_URL must be an absolute http(s) URL like https://h/v1",
         ),
-        ("MODE=dinamic", "UNCONFIGURED_MODE must be one of auto, static, dynamic, got 'dinamic'"),
+        ("MODE=dinamic", "UNCONFIGURED_MODE must be one of auto, static, dynamic, code, got 'dinamic'"),
     ],
 )
 def test_a_setting_set_but_bad_still_exits_2(package: Generated, setting: str, message: str) -> None:
