@@ -65,7 +65,7 @@ def nested_schema(levels: int) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("form", ["json", "yaml-flow", "yaml-block"])
-def test_a_20000_deep_schema_is_refused_by_depth_in_under_2_cpu_seconds(tmp_path: Path, form: str) -> None:
+def test_a_20000_deep_schema_is_refused_by_depth_in_seconds_of_cpu(tmp_path: Path, form: str) -> None:
     body = {"content": {"application/json": {"schema": nested_schema(20)}}}
     text = json.dumps(spec({"/x": {"post": operation("x", requestBody=body)}}))
     deep = '{"type": "object", "properties": {"a": ' * 20_000 + '{"type": "string"}' + "}}" * 20_000
@@ -76,7 +76,9 @@ def test_a_20000_deep_schema_is_refused_by_depth_in_under_2_cpu_seconds(tmp_path
         path.write_text(text.replace('{"type": "string"}', deep, 1))
     outcome = generate(path, tmp_path)
     refused(outcome, path.name, "levels deep, more than the limit of 256")
-    assert outcome.cpu_seconds < 2  # CPU, not wall time: two busy cores once made 0.4 s take 2.1 s
+    # A gross-regression guard only (about 0.4 s alone): CPU, not wall time, and still the CI box's
+    # busy cores once made it 2.1 s. A parser that walked the depth quadratically would take minutes.
+    assert outcome.cpu_seconds < 8
 
 
 def test_huge_strings_and_arrays_past_the_limits_are_refused(tmp_path: Path) -> None:
