@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from corpus_specs import CORPUS_MISSING, REPO, corpus_specs, sampled
+from corpus_specs import CORPUS_MISSING, PAGED_SPECS, REPO, corpus_specs, sampled
 
 
 def test_every_nth_name_in_sorted_order_from_the_first() -> None:
@@ -36,6 +36,6 @@ def test_only_the_sampled_specs_corpus_tests_are_collected() -> None:
     ids = [line for line in done.stdout.splitlines() if "::" in line]
     corpus = {line.rpartition("[")[2].rstrip("]") for line in ids if "test_e2e_corpus.py" in line}
     assert corpus == sampled([spec.name for spec in corpus_specs()], 3)
-    paged = len(corpus & {"cloudflare", "kubernetes", "digitalocean"})  # test_pages_hold_every_tool...
+    paged = len(corpus & set(PAGED_SPECS))  # test_pages_hold_every_tool_exactly_once
     assert sum("test_e2e_corpus.py" in line for line in ids) == 4 * len(corpus) + paged
     assert sum("test_e2e_conformance.py" in line for line in ids) == 22  # not a corpus test: all kept
