@@ -72,20 +72,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the corpus tests (tests/e2e/test_e2e_corpus.py) on every N-th corpus spec only, by name"
         " (CI's pass at the newest end of the pins: the lowest end's pass runs them on all)",
     )
+    parser.addoption(
+        "--clients-every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the client libraries' tests (tests/e2e/test_e2e_clients.py) on every N-th of the specs"
+        " the corpus tests run on (CI's pass at the newest end of the pins: 3)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
-    with --servers-only, the tests that start no generated server are deselected, and with
-    --corpus-every N the corpus tests of the specs it leaves out."""
+    with --servers-only, the tests that start no generated server are deselected, with
+    --corpus-every N the corpus tests of the specs it leaves out, and with --clients-every M
+    the client libraries' tests but on every M-th of the specs left."""
     servers_only, every = config.getoption("servers_only"), config.getoption("corpus_every")
-    kept = sampled([spec.name for spec in corpus_specs()], every) if every > 1 else None
+    names = [spec.name for spec in corpus_specs()]
+    kept = sampled(names, every)
+    converted = sampled(sorted(kept), config.getoption("clients_every"))  # (test_e2e_clients' rule)
 
     def deselected(item: pytest.Item) -> bool:
         if servers_only and "server_venv" not in getattr(item, "fixturenames", ()):
             return True
         spec = _corpus_spec_of(item)
-        return kept is not None and spec is not None and spec not in kept
+        if spec is None:
+            return False
+        return spec not in (converted if item.path.name == "test_e2e_clients.py" else kept)
 
     others = [item for item in items if deselected(item)]
     if others:
