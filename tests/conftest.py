@@ -65,6 +65,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--calls-sample", type=int, default=50, metavar="N", help="specs sampled (50)")
     parser.addoption("--calls-seed", type=int, default=0, metavar="S", help="the sample's seed (0)")
     parser.addoption(
+        "--representative-only",
+        action="store_true",
+        help="the tests marked `representative(...)` run only the parametrization it names, not their"
+        " whole grid of protocol eras and transports (CI's pass at the newest end of the pins: the"
+        " lowest end's pass runs every combination)",
+    )
+    parser.addoption(
         "--corpus-every",
         type=int,
         default=1,
@@ -72,20 +79,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="the corpus tests (tests/e2e/test_e2e_corpus.py) on every N-th corpus spec only, by name"
         " (CI's pass at the newest end of the pins: the lowest end's pass runs them on all)",
     )
+    parser.addoption(
+        "--clients-every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the client libraries' tests (tests/e2e/test_e2e_clients.py) on every N-th of the specs"
+        " the corpus tests run on (CI's pass at the newest end of the pins: 3)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Unit and golden tests first, so `-x` stops on a cheap failure before servers start;
-    with --servers-only, the tests that start no generated server are deselected, and with
-    --corpus-every N the corpus tests of the specs it leaves out."""
+    with --servers-only, the tests that start no generated server are deselected, with
+    --representative-only the parametrizations of a `representative` test but the one it names,
+    with --corpus-every N the corpus tests of the specs it leaves out, and with --clients-every M
+    the client libraries' tests but on every M-th of the specs left."""
     servers_only, every = config.getoption("servers_only"), config.getoption("corpus_every")
-    kept = sampled([spec.name for spec in corpus_specs()], every) if every > 1 else None
+    representative_only = config.getoption("representative_only")
+    names = [spec.name for spec in corpus_specs()]
+    kept = sampled(names, every)
+    converted = sampled(sorted(kept), config.getoption("clients_every"))  # (test_e2e_clients' rule)
 
     def deselected(item: pytest.Item) -> bool:
         if servers_only and "server_venv" not in getattr(item, "fixturenames", ()):
             return True
+        if not _representative(item) and representative_only:  # (the marker checked in every run)
+            return True
         spec = _corpus_spec_of(item)
-        return kept is not None and spec is not None and spec not in kept
+        if spec is None:
+            return False
+        return spec not in (converted if item.path.name == "test_e2e_clients.py" else kept)
 
     others = [item for item in items if deselected(item)]
     if others:
@@ -93,6 +117,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         left_out = set(map(id, others))
         items[:] = [item for item in items if id(item) not in left_out]
     items.sort(key=lambda item: item.get_closest_marker("e2e") is not None)
+
+
+def _representative(item: pytest.Item) -> bool:
+    """Whether `item` is the parametrization its `representative(name=value, ...)` marker names
+    (True for a test without the marker). A grid of protocol eras and transports runs whole in the
+    first CI pass; the second one (the other runtime form, the newest pins) needs each behaviour
+    once: the marker names which combination, so that each era and transport stays in that pass."""
+    marker = item.get_closest_marker("representative")
+    if marker is None:
+        return True
+    params = getattr(item, "callspec", None)
+    params = params.params if params is not None else {}
+    if marker.args or not marker.kwargs or not set(marker.kwargs) <= set(params):
+        raise pytest.UsageError(
+            f"{item.nodeid}: representative() takes name=value pairs of the test's parameters"
+            f" ({', '.join(params) or 'none'}), not {marker.args} {marker.kwargs}"
+        )
+    return all(params[name] == value for name, value in marker.kwargs.items())
 
 
 def _corpus_spec_of(item: pytest.Item) -> str | None:

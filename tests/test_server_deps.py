@@ -4,6 +4,7 @@ clearly without an index. Two tests resolve against PyPI for real (marked e2e)."
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -329,3 +330,29 @@ def test_servers_only_keeps_the_tests_that_use_the_server_venv() -> None:
     files = {line.split("::")[0] for line in done.stdout.splitlines() if "::" in line}
     assert files == {"tests/e2e/test_e2e_package.py"}, done.stdout
     assert "1 deselected" in done.stdout, done.stdout
+
+
+def test_representative_only_keeps_the_one_combination_each_marked_test_names() -> None:
+    """`--representative-only` (the second CI pass) keeps one parametrization of each test marked
+    `representative(...)`: a marker that names none would leave its test out of that pass."""
+    files = sorted(
+        path.relative_to(REPO).as_posix()
+        for path in (REPO / "tests" / "e2e").glob("test_e2e_*.py")
+        if "@pytest.mark.representative(" in path.read_text("utf-8")
+    )
+    marked = {
+        f"{path}::{test}"
+        for path in files
+        for test in re.findall(
+            r"^@pytest\.mark\.representative\(.*\n(?:@.*\n)*def (\w+)", (REPO / path).read_text("utf-8"), re.M
+        )
+    }
+    markers = sum((REPO / path).read_text("utf-8").count("@pytest.mark.representative(") for path in files)
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--collect-only"]
+    done = subprocess.run(
+        [*argv, "--representative-only", *files], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    kept = [line.partition("[")[0] for line in done.stdout.splitlines() if "::" in line]
+    assert len(marked) == markers >= 11
+    assert {test: kept.count(test) for test in marked} == dict.fromkeys(marked, 1)

@@ -64,6 +64,7 @@ def test_token_mode_refuses_a_request_without_the_right_token(token_server: Http
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")  # (CI's second pass: tests/conftest.py)
 def test_token_mode_serves_a_client_with_an_accepted_token(token_server: HttpServer, mode: str) -> None:
     async def body() -> tuple[Any, Any]:
         async with era_session(
@@ -215,6 +216,7 @@ def test_oauth_refuses_bad_tokens_with_401_and_no_scope_with_403(
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_oauth_read_scope_sees_only_read_only_tools(
     oauth_server: HttpServer, issuer: Issuer, mode: str
 ) -> None:

@@ -4,10 +4,13 @@ every corpus spec's tools through its own documented MCP path, as it does before
 schemas), langchain-mcp-adapters (`MultiServerMCPClient.get_tools`) and pydantic-ai
 (`MCPToolset`). The generated server runs in the server venv; the library starts it over stdio.
 
-One client process per library converts every spec (static mode; dynamic mode for every third:
-the meta-tools' schemas are the runtime's constants, the same for every API; one server each),
-so that the library is imported once; the first test that needs a report makes the four, two at a
-time, and the pytest-xdist workers share them. What converts, and why some tools are not strict for OpenAI:
+Two client processes per library convert every spec, each one half of them (static mode; dynamic
+mode for every third: the meta-tools' schemas are the runtime's constants, the same for every API;
+one server each), so that the library is imported twice, not once per spec; the first test that
+needs a report makes the eight, two at a time, the halves of one library side by side (the
+libraries' passes differ in length: both cores stay busy to the end), and the pytest-xdist workers
+share them. With --clients-every N (tests/conftest.py) only every N-th of the specs the corpus
+tests run on is converted. What converts, and why some tools are not strict for OpenAI:
 docs/clients.md.
 """
 
@@ -28,7 +31,7 @@ from venv_support import ServerVenv, file_lock
 
 from openapi2mcp.emit.listing import enforced_input
 
-RUN_TIMEOUT = 1800.0  # seconds for one library's pass over the whole corpus (two passes at a time)
+RUN_TIMEOUT = 1800.0  # seconds for one library's pass over half the corpus (two passes at a time)
 # The test that makes a library's report waits for its whole pass (pyproject's 300 s is per test).
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(2 * RUN_TIMEOUT + 120)]
 __all__ = ["corpus_builds"]  # (the fixture, shared with the corpus tests)
@@ -48,17 +51,29 @@ RUN_FAILED = "(the client process failed)"  # the report's only key when it did
 EXACT = "exact"  # the label of openai-agents' third session: static, PREFIX_LISTED_SCHEMAS=exact
 # Dynamic mode lists the same three meta-tools for every API, whose schemas are constants of the
 # runtime (discovery/meta_tools.py); only their descriptions and search's answers differ: a session
-# in that mode for every third spec (21 of 62, sorted by name) tests as much as 62 would.
+# in that mode for every third converted spec (21 of 62, sorted by name) tests as much as 62 would.
 DYNAMIC_EVERY = 3
 
 
-def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path, client: str) -> dict[str, Any]:
-    """Each built spec's sessions: static mode (and dynamic mode for the DYNAMIC_EVERY-th) with the
-    default settings; for openai-agents also static with the schemas listed exact, whose strict
-    conversion it tells."""
+HALVES = 2  # client processes per library (each converts every HALVES-th spec)
+
+
+def converted_specs(builds: dict[str, Build], config: pytest.Config) -> list[str]:
+    """The specs the libraries convert: the built ones (the corpus tests' sample), every N-th of them
+    with --clients-every N (the same rule as tests/conftest.py, which selects their tests)."""
+    return sorted(sampled(list(builds), config.getoption("clients_every")))
+
+
+def job(
+    builds: dict[str, Build], venv: ServerVenv, errlog: Path, client: str, names: list[str], half: int
+) -> dict[str, Any]:
+    """The sessions of one half of the converted specs `names`: static mode (and dynamic mode for
+    the DYNAMIC_EVERY-th converted spec) with the default settings; for openai-agents also static
+    with the schemas listed exact, whose strict conversion it tells."""
     servers = {}
-    dynamic = sampled(list(builds), DYNAMIC_EVERY)
-    for name, build in builds.items():
+    dynamic = sampled(names, DYNAMIC_EVERY)
+    for name in names[half::HALVES]:
+        build = builds[name]
         if build.returncode != 0 or build.install_error is not None:
             continue
         prefix = default_env_prefix(PREFIX + name)
@@ -71,30 +86,45 @@ def job(builds: dict[str, Build], venv: ServerVenv, errlog: Path, client: str) -
     return {"servers": servers, "errlog": str(errlog)}
 
 
-def run_client(client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path) -> None:
-    """One library's pass over every spec: its report in clients/CLIENT.json (on failure, the
+def run_client(
+    part: tuple[str, int], builds: dict[str, Build], names: list[str], venv: ServerVenv, workdir: Path
+) -> dict[str, Any]:
+    """One library's pass over one half of the converted specs `names`: its report (on failure, the
     output of the process, which every test of the library then fails with)."""
-    folder = workdir / "clients"
-    record, job_file = folder / f"{client}.json", folder / f"{client}.job.json"
-    job_file.write_text(json.dumps(job(builds, venv, folder / f"{client}.stderr", client)), "utf-8")
+    client, half = part
+    stem = workdir / "clients" / f"{client}.{half}"  # (its files: STEM.job.json, .json, .stderr)
+    own = job(builds, venv, Path(f"{stem}.stderr"), client, names, half)
+    Path(f"{stem}.job.json").write_text(json.dumps(own), "utf-8")
     library = ClientVenv.ensure(client)
-    argv = [library.python, library.script, job_file, record.with_suffix(".tmp")]
+    argv: list[str | Path] = [library.python, library.script, f"{stem}.job.json", f"{stem}.json"]
     done = run_tool(argv, minimal_env(), workdir, timeout=RUN_TIMEOUT)
-    if done.returncode == 0:
-        record.with_suffix(".tmp").replace(record)
-    else:
-        record.write_text(json.dumps({RUN_FAILED: str(done)}), "utf-8")
+    if done.returncode != 0:
+        return {RUN_FAILED: str(done)}
+    report: dict[str, Any] = json.loads(Path(f"{stem}.json").read_text("utf-8"))
+    return report
 
 
-def client_report(client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path) -> dict[str, Any]:
-    """The library's report on every built spec. The first test that needs one makes all four,
-    two at a time (the machine has 2 cores), once per run for every pytest-xdist worker."""
+def client_report(
+    client: str, builds: dict[str, Build], venv: ServerVenv, workdir: Path, config: pytest.Config
+) -> dict[str, Any]:
+    """The library's report on the converted specs. The first test that needs one makes all of
+    them, two processes at a time (the machine has 2 cores), once per run for every pytest-xdist
+    worker; a library's report joins its halves' (or says that one failed)."""
     folder = workdir / "clients"
     with file_lock(folder / ".lock"):
         if not (folder / "done").is_file():
-            run = partial(run_client, builds=builds, venv=venv, workdir=workdir)
+            names = converted_specs(builds, config)
+            run = partial(run_client, builds=builds, names=names, venv=venv, workdir=workdir)
+            parts = [(name, half) for name in SCRIPTS for half in range(HALVES)]
             with ThreadPoolExecutor(max_workers=2) as pool:
-                list(pool.map(run, SCRIPTS))
+                reports = list(pool.map(run, parts))
+            for name in SCRIPTS:
+                halves = [report for (of, _), report in zip(parts, reports, strict=True) if of == name]
+                failed = [report[RUN_FAILED] for report in halves if RUN_FAILED in report]
+                joined = {k: v for half in halves for k, v in half.items()}
+                if failed:
+                    joined = {RUN_FAILED: "\n\n".join(failed)}
+                (folder / f"{name}.json").write_text(json.dumps(joined), "utf-8")
             (folder / "done").write_text("\n".join(SCRIPTS) + "\n")
     report: dict[str, Any] = json.loads((folder / f"{client}.json").read_text("utf-8"))
     assert RUN_FAILED not in report, f"{client}: {report[RUN_FAILED]}"
@@ -109,11 +139,13 @@ def test_every_tool_converts_in_both_modes(
     corpus_builds: dict[str, Build],
     server_venv: ServerVenv,
     tmp_path_factory: pytest.TempPathFactory,
+    pytestconfig: pytest.Config,
 ) -> None:
     package = corpus_builds[name].package(packages_dir(tmp_path_factory), server_venv)
-    report = client_report(client, corpus_builds, server_venv, packages_dir(tmp_path_factory))[name]
+    workdir = packages_dir(tmp_path_factory)
+    report = client_report(client, corpus_builds, server_venv, workdir, pytestconfig)[name]
     tools = [tool["name"] for tool in package.tool_data["tools"]]
-    dynamic = name in sampled(list(corpus_builds), DYNAMIC_EVERY)
+    dynamic = name in sampled(converted_specs(corpus_builds, pytestconfig), DYNAMIC_EVERY)
     labels = ["static"] + ["dynamic"] * dynamic + [EXACT] * (client == "openai-agents")
     assert sorted(report) == sorted(labels), f"{client}: sessions"
     for mode, expected in (("static", tools), ("dynamic", META_TOOLS))[: 1 + dynamic]:

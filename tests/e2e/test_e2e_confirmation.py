@@ -21,6 +21,8 @@ pytestmark = pytest.mark.e2e
 API_KEY = "e2e-confirm-api-key-77"
 ERAS = pytest.mark.parametrize("era", sorted(CLIENT_MODES))
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
+# `representative`: the one combination CI's second pass runs (tests/conftest.py); between them
+# each era meets each transport there. The stateless test keeps both eras: each has its own outcome.
 
 
 @pytest.fixture(scope="module")
@@ -78,6 +80,7 @@ def calls(
 
 @TRANSPORTS
 @ERAS
+@pytest.mark.representative(era="modern", transport="http")  # (input_required, its requestState back)
 def test_an_accepted_call_is_sent_and_a_read_is_never_asked(
     petstore: Generated, upstream: RecordingUpstream, transport: str, era: str, tmp_path: Path
 ) -> None:
@@ -94,6 +97,7 @@ def test_an_accepted_call_is_sent_and_a_read_is_never_asked(
 
 @TRANSPORTS
 @ERAS
+@pytest.mark.representative(era="legacy", transport="stdio")  # (elicitation/create)
 def test_a_declined_call_sends_nothing(
     petstore: Generated, upstream: RecordingUpstream, transport: str, era: str, tmp_path: Path
 ) -> None:
@@ -107,6 +111,7 @@ def test_a_declined_call_sends_nothing(
 
 
 @ERAS
+@pytest.mark.representative(era="modern")
 def test_a_client_without_elicitation_is_refused_unless_the_fallback_allows(
     petstore: Generated, upstream: RecordingUpstream, era: str, tmp_path: Path
 ) -> None:

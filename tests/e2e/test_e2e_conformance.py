@@ -33,24 +33,40 @@ SSE_SCENARIOS = ["tools-call-with-progress", "tools-call-with-logging"]
 
 
 @pytest.fixture(scope="module")
-def conformance_server(
-    request: pytest.FixtureRequest,
-    packages: Packages,
-    prisms: Prisms,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[HttpServer]:
-    """The generated server answering in JSON bodies (the default), or in SSE streams (`--sse`);
-    "exact": in JSON bodies, listing schemas exact (PREFIX_LISTED_SCHEMAS)."""
+def conformance_servers(
+    packages: Packages, prisms: Prisms, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, HttpServer]]:
+    """The generated servers by kind, each started when a test first needs it, then serving every
+    scenario of its kind until the end of the module: "json" answers in JSON bodies (the default),
+    "sse" in SSE streams (`--sse`), "exact" in JSON bodies, listing schemas exact
+    (PREFIX_LISTED_SCHEMAS)."""
     package: Generated = packages.get("conformance.yaml")
     prism: Prism = prisms.get("conformance.yaml")
-    log = tmp_path_factory.mktemp("conformance-server") / "server.log"
-    args = ["--sse"] if request.param == "sse" else []
-    listed = {"LISTED_SCHEMAS": "exact"} if request.param == "exact" else {}
-    server = HttpServer(package, package.env(prism.base_url, **listed), log, args=args)
+    started: list[HttpServer] = []
+
+    class Servers(dict[str, HttpServer]):
+        def __missing__(self, kind: str) -> HttpServer:
+            log = tmp_path_factory.mktemp(f"conformance-server-{kind}") / "server.log"
+            args = ["--sse"] if kind == "sse" else []
+            listed = {"LISTED_SCHEMAS": "exact"} if kind == "exact" else {}
+            started.append(HttpServer(package, package.env(prism.base_url, **listed), log, args=args))
+            self[kind] = started[-1].start()
+            return self[kind]
+
     try:
-        yield server.start()
+        yield Servers()
     finally:
-        server.stop()
+        for server in started:
+            server.stop()
+
+
+@pytest.fixture
+def conformance_server(
+    request: pytest.FixtureRequest, conformance_servers: dict[str, HttpServer]
+) -> HttpServer:
+    """The running server of the test's kind (its parameter). (Module-scoped and parametrized beside
+    `scenario`, a fixture takes the tests' scope: it would start a server for every test.)"""
+    return conformance_servers[request.param]
 
 
 def checks_of(done: Finished) -> list[dict[str, Any]]:

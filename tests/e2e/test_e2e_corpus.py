@@ -36,7 +36,7 @@ from corpus_prism import (
     plan_calls,
     spec_facts,
 )
-from corpus_specs import CORPUS_MISSING, CorpusSpec, corpus_specs, sampled
+from corpus_specs import CORPUS_MISSING, PAGED_SPECS, CorpusSpec, corpus_specs, sampled
 from e2e_support import Generated, NodeTools, default_env_prefix, generator_command
 from http_support import HttpServer, http_session
 from mcp_support import run_async, stdio_session
@@ -212,7 +212,6 @@ def test_the_dynamic_mode_lists_little_and_finds_and_describes_tools(
     assert (whole["name"], whole["annotations"]) == (first["name"], first["annotations"])
 
 
-LARGEST = ("cloudflare", "kubernetes", "digitalocean")  # 1,533, 1,123 and 659 operations
 PAGE_SIZE = 100
 
 
@@ -228,7 +227,7 @@ async def every_page(client: Any) -> list[list[str]]:
     raise AssertionError("the cursors never ended")
 
 
-@pytest.mark.parametrize("name", [n for n in names() if getattr(n, "values", (n,))[0] in LARGEST])
+@pytest.mark.parametrize("name", [n for n in names() if getattr(n, "values", (n,))[0] in PAGED_SPECS])
 def test_pages_hold_every_tool_exactly_once(name: str, package: Generated, tmp_path: Path) -> None:
     """PREFIX_LIST_PAGE_SIZE (issue 30): pages of at most N tools, every tool once, in order; over
     stdio in the 2025-11-25 protocol, then over HTTP in 2026-07-28's."""

@@ -69,6 +69,7 @@ def contents(packages: Packages, tmp_path_factory: pytest.TempPathFactory) -> Ge
 
 
 @pytest.mark.parametrize("mode", list(CLIENT_MODES))
+@pytest.mark.representative(mode="legacy")  # (CI's second pass: tests/conftest.py)
 def test_a_real_answer_off_the_spec_is_a_conforming_success_through_the_mcp_client(
     contents: Generated, tmp_path: Path, mode: str
 ) -> None:

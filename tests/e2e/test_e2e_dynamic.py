@@ -49,6 +49,7 @@ def check_search_describe_call(petstore: Generated, outcome: tuple[list[str], An
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")  # (CI's second pass: tests/conftest.py)
 def test_dynamic_mode_over_stdio_searches_describes_and_calls(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -66,6 +67,7 @@ def test_dynamic_mode_over_stdio_searches_describes_and_calls(
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_dynamic_mode_over_http_searches_describes_and_calls(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -107,6 +109,7 @@ def test_read_only_refuses_a_write_through_call_tool_and_sends_nothing(
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")
 def test_each_http_request_narrows_by_header_and_url_never_wider(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -228,6 +231,7 @@ async def paged_names(client: Any) -> list[list[str]]:
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_a_list_change_restarts_a_paged_listing(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:

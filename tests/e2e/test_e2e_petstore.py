@@ -97,6 +97,7 @@ def test_prism_log_shows_a_violation(prism: Prism) -> None:
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")  # (CI's second pass: tests/conftest.py)
 def test_tools_list_is_the_contract(petstore: Generated, prism: Prism, mode: str, tmp_path: Path) -> None:
     async def body() -> Any:
         env = petstore.env(prism.base_url, API_KEY_KEY=API_KEY)
@@ -131,6 +132,7 @@ def test_tools_list_is_the_contract(petstore: Generated, prism: Prism, mode: str
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_valid_calls_pass_prism_validation(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -157,6 +159,7 @@ def test_valid_calls_pass_prism_validation(
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")
 def test_invalid_arguments_are_tool_errors_and_never_sent(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -183,6 +186,7 @@ def test_invalid_arguments_are_tool_errors_and_never_sent(
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_unknown_tool_is_a_protocol_error(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -200,6 +204,7 @@ def test_unknown_tool_is_a_protocol_error(
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")
 def test_upstream_http_error_is_a_tool_error(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -221,6 +226,7 @@ def test_upstream_http_error_is_a_tool_error(
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_missing_credential_names_the_variable(
     petstore: Generated, prism: Prism, mode: str, tmp_path: Path
 ) -> None:
@@ -255,6 +261,7 @@ def failing_api() -> Iterator[tuple[str, RecordingUpstream]]:
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")
 def test_server_error_is_a_tool_error_without_the_credential(
     petstore: Generated, failing_api: tuple[str, RecordingUpstream], mode: str, tmp_path: Path
 ) -> None:
@@ -278,6 +285,7 @@ def test_server_error_is_a_tool_error_without_the_credential(
 
 
 @MODES
+@pytest.mark.representative(mode="modern")
 def test_unreachable_api_is_a_tool_error(petstore: Generated, mode: str, tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
 
@@ -305,6 +313,7 @@ def http_server(
 
 
 @MODES
+@pytest.mark.representative(mode="legacy")
 def test_streamable_http_transport(http_server: HttpServer, prism: Prism, mode: str) -> None:
     mark = prism.mark()
 

@@ -49,6 +49,7 @@ def upstream() -> Iterator[RecordingUpstream]:
 
 
 @pytest.mark.parametrize("era", sorted(CLIENT_MODES))
+@pytest.mark.representative(era="modern")  # (CI's second pass: tests/conftest.py)
 def test_icons_meta_progress_and_trace_context_over_stdio(
     package: Generated, upstream: RecordingUpstream, era: str, tmp_path: Path
 ) -> None:

@@ -120,6 +120,7 @@ def test_every_read_only_tool_answers_with_the_services_state(alertmanager: Aler
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="stdio")  # (CI's second pass: tests/conftest.py)
 def test_silence_round_trip(alertmanager: Alertmanager, transport: str) -> None:
     """Create a silence, read it, update its comment and end (re-posted with its id), expire it."""
     first, ends = _silence("first"), _time(timedelta(hours=2))
@@ -152,6 +153,7 @@ def test_silence_round_trip(alertmanager: Alertmanager, transport: str) -> None:
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="http")
 def test_errors_carry_the_services_message(alertmanager: Alertmanager, transport: str) -> None:
     """400 for a silence ending before it starts, for a start that is no date-time (go-swagger's
     check) and for a filter that is no regex, 404 for an unknown silence, 500 for expiring one:

@@ -163,6 +163,7 @@ async def _read_contents(jupyter: Jupyter, mcp: Caller) -> None:
 
 
 @OVER_EVERY_TRANSPORT
+@pytest.mark.representative(transport="stdio")  # (CI's second pass: tests/conftest.py)
 def test_contents_round_trip_with_nested_paths_and_a_notebook(jupyter: Jupyter, transport: str) -> None:
     """Create (PUT a folder, a nested one, a file; POST a notebook), read, save, rename, delete."""
     top = f"rt-{transport}"  # (each transport's own folder: a worker's tests share the service)
@@ -197,6 +198,7 @@ def test_contents_round_trip_with_nested_paths_and_a_notebook(jupyter: Jupyter, 
 
 
 @OVER_EVERY_TRANSPORT
+@pytest.mark.representative(transport="http-legacy")
 def test_contents_errors_carry_the_services_message(jupyter: Jupyter, transport: str) -> None:
     """404 for a missing file, 409 for a rename onto an existing file, 400 for a file saved as JSON: each
     an isError whose text has the body the service gives the same request over plain HTTP."""
@@ -222,6 +224,7 @@ def test_contents_errors_carry_the_services_message(jupyter: Jupyter, transport:
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="http")
 def test_kernels_and_sessions_round_trip(jupyter: Jupyter, transport: str) -> None:
     """Start a kernel (ipykernel), list it, restart and interrupt it, open a session on it, rename
     the session, delete the session and the kernel; a deleted kernel is a 404 with its message."""

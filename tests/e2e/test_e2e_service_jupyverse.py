@@ -132,6 +132,7 @@ def test_every_read_only_tool_answers_with_the_services_state(jupyverse: Jupyver
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="http")  # (CI's second pass: tests/conftest.py)
 def test_contents_round_trip(jupyverse: Jupyverse, transport: str) -> None:
     """Create a folder (POST, then PATCH to name it), a file in it (PUT), read, save, rename,
     a notebook (POST), delete; each step checked over plain HTTP."""
@@ -188,6 +189,7 @@ def test_session_and_kernel_round_trip(jupyverse: Jupyverse) -> None:
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="stdio")
 def test_errors_carry_the_services_message(jupyverse: Jupyverse, transport: str) -> None:
     """404 for a missing file, for a save into a missing folder and for an unknown kernelspec file;
     500 for renaming a missing file (jupyverse does not catch it): isError with the service's body."""

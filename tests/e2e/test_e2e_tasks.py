@@ -32,6 +32,8 @@ from venv_support import ServerVenv
 pytestmark = pytest.mark.e2e
 ERAS = pytest.mark.parametrize("era", sorted(CLIENT_MODES))
 TRANSPORTS = pytest.mark.parametrize("transport", ["stdio", "http"])
+# `representative`: the one combination CI's second pass runs (tests/conftest.py); between them
+# (and the tests of one combination) each era meets each transport there.
 JOB = {"type": "object", "properties": {"id": {"type": "string"}, "status": {"type": "string"}}}
 JOB_ID = {"name": "jobId", "in": "path", "required": True, "schema": {"type": "string"}}
 SPEC = {
@@ -144,6 +146,7 @@ def test_only_the_long_running_tool_declares_task_support(reports: Generated, tm
 
 @TRANSPORTS
 @ERAS
+@pytest.mark.representative(era="modern", transport="stdio")  # (stdio: the progress it reports)
 def test_a_plain_call_is_followed_to_its_end(
     reports: Generated, service: Any, transport: str, era: str, tmp_path: Path
 ) -> None:
@@ -187,6 +190,7 @@ def test_out_of_time_a_call_says_how_to_look_the_job_up(
 
 
 @TRANSPORTS
+@pytest.mark.representative(transport="http")
 def test_a_task_on_2026_07_28_answers_at_once_and_ends_with_its_result(
     reports: Generated, service: Any, transport: str, tmp_path: Path
 ) -> None:
@@ -271,6 +275,7 @@ def legacy_over_http(url: str) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 @TRANSPORTS
+@pytest.mark.representative(transport="stdio")
 def test_cancelling_a_task_cancels_the_job_at_the_api(
     reports: Generated, service: Any, transport: str, tmp_path: Path
 ) -> None:
@@ -320,6 +325,7 @@ def azure(server_venv: ServerVenv, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @ERAS
+@pytest.mark.representative(era="legacy")
 def test_the_azure_lro_patterns_are_followed_to_their_end(
     azure: Generated, service: Any, era: str, tmp_path: Path
 ) -> None:

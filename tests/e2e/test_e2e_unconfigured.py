@@ -51,6 +51,7 @@ def only_path() -> dict[str, str]:
 
 
 @pytest.mark.parametrize("era", sorted(CLIENT_MODES))
+@pytest.mark.representative(era="legacy")  # (CI's second pass: tests/conftest.py)
 def test_over_stdio_with_only_path_tools_are_listed_and_a_call_names_what_to_set(
     package: Generated, era: str, tmp_path: Path
 ) -> None:
