@@ -320,6 +320,7 @@ sorted(gone), error["status"] if error else None
 
 
 @OVER_STDIO_AND_HTTP
+@pytest.mark.representative(transport="stdio")
 def test_code_mode_runs_a_program_against_the_service(jupyter: Jupyter, transport: str) -> None:
     """--mode code (issue 31): one program lists a folder, deletes the files that match and reads
     a missing one; only its answer comes back, and the service's state says the deletes happened.
