@@ -16,11 +16,12 @@ Decisions:
   the current path (found with Tarjan's algorithm), the only context it depends on, so a result
   never depends on which conversions ran before.
 - `allOf` is merged into one schema: union of properties and `required`, intersection of types,
-  tightest bounds; conflicting keywords stay in an `allOf` of leftovers (input only). A branch with
-  `additionalProperties: false` closes the merged object over the union of all branches' properties:
-  that is the author's intent, while the literal meaning (each closed branch rejects the others'
-  properties) accepts almost nothing. The object stays open when `anyOf`/`oneOf`, leftovers or a
-  local `$ref` may bring properties that the union does not list.
+  tightest bounds, the branches' `items` merged as a property defined twice is (a collection
+  wrapper refined by a later branch); conflicting keywords stay in an `allOf` of leftovers (input
+  only). A branch with `additionalProperties: false` closes the merged object over the union of all
+  branches' properties: that is the author's intent, while the literal meaning (each closed branch
+  rejects the others' properties) accepts almost nothing. The object stays open when
+  `anyOf`/`oneOf`, leftovers or a local `$ref` may bring properties that the union does not list.
 - Null: OAS 3.0 `nullable: true` and 3.1 `"null"` in a `type` array are honoured in every version,
   as `{"anyOf": [<schema>, {"type": "null"}]}` with description/default/examples on top, or by adding
   `null` to an `enum` (whose `type` is then dropped).

@@ -1,9 +1,10 @@
 """`allOf` merging for the schema converter: one schema holding what all branches say.
 
-Union of properties and `required`, intersection of types, tightest bounds; keywords that conflict
-stay as leftover pieces. A closed branch (`additionalProperties: false`) closes the merged object
-over the union of all branches' properties, unless an `anyOf`/`oneOf`, a leftover or a local `$ref`
-may bring properties that the union does not list. See `openapi2mcp.schemas.converter` for the reasons.
+Union of properties and `required` (each branch's `items` merged as a property's schemas are),
+intersection of types, tightest bounds; keywords that conflict stay as leftover pieces. A closed
+branch (`additionalProperties: false`) closes the merged object over the union of all branches'
+properties, unless an `anyOf`/`oneOf`, a leftover or a local `$ref` may bring properties that the
+union does not list. See `openapi2mcp.schemas.converter` for the reasons.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ class AllOfMerger:
         required: list[str] = []
         leftovers: Pieces = []
         extras: list[Located] = []
+        items: list[Located] = []  # each branch's `items`: an array refined by a later branch
         types: list[str] | None = None
         nullable = closed = False
         for piece, where in pieces:
@@ -112,10 +114,14 @@ class AllOfMerger:
                     closed = closed or value is False
                 elif key == "additionalProperties":
                     extras.append(Located(value, join(where, key)))
+                elif key == "items" and isinstance(value, dict):
+                    items.append(Located(value, join(where, key)))
                 elif key not in ("type", "nullable"):
                     _merge_keyword(merged, leftovers, key, value, where)
         if props:
             merged["properties"] = {name: _all(locs) for name, locs in props.items()}
+        if items:
+            merged["items"] = _all(items)
         if required:
             merged["required"] = required
         if closed and not leftovers and not merged.keys() & {"anyOf", "oneOf", "$ref"}:

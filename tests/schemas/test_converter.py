@@ -437,6 +437,20 @@ def test_allof_merges_a_property_defined_twice_as_an_allof_of_both() -> None:
     assert to_input(schema) == {"properties": {"n": {"type": "integer", "minimum": 1, "maximum": 5}}}
 
 
+def test_allof_refining_a_collection_wrapper_keeps_the_item_type_in_both_schemas() -> None:
+    """train-travel's `allOf: [Wrapper-Collection, {data: {items: Trip}}]`: the later branch's item
+    type merges with the wrapper's `items: {type: object}` instead of being dropped."""
+    wrapper = {"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}}
+    trip = {"type": "object", "properties": {"id": {"type": "string"}}}
+    refined = {"properties": {"data": {"type": "array", "items": ref("Trip")}}}
+    schemas = {"Wrapper": wrapper, "Trip": trip}
+    schema = {"allOf": [ref("Wrapper"), refined]}
+    assert to_input(schema, schemas)["properties"]["data"] == {"type": "array", "items": trip}
+    output = to_output(schema, schemas)  # (null allowed everywhere: the item's shape is what counts)
+    item = output["properties"]["data"]["anyOf"][0]["items"]["anyOf"][0]
+    assert item == {"type": "object", "properties": {"id": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
+
+
 def test_allof_with_an_outer_nullable_allows_null() -> None:
     schemas = {"Pet": {"type": "object", "properties": {"a": {"type": "string"}}}}
     assert to_input({"nullable": True, "allOf": [ref("Pet")]}, schemas) == {
