@@ -38,6 +38,10 @@ RUN_CODE = (
     " expression, and what was printed. Type-checked first. A subset of Python (no class"
     " inheritance; json, re, math, datetime), no files or network."
 )
+DESCRIBE = (
+    "The Python functions of up to 20 tools named by search_tools: each one's stub (keyword"
+    " arguments, result type, documentation) and its annotations."
+)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PROGRAM_SHOWN = 2_000  # characters of the program in the user's confirmation
 
@@ -86,10 +90,10 @@ class CodeTools:
         limits = self.settings.code
         run = f"{RUN_CODE} Limits: {limits.timeout:g} s, {limits.max_calls} API calls."
         return [
-            mt.definition(mt.SEARCH, self.catalog.search_description(view, THEN)),
             mt.definition(
-                mt.DESCRIBE, mt.DESCRIPTIONS[mt.DESCRIBE] + " With each one's Python stub."
+                mt.SEARCH, self.catalog.search_description(view, THEN), found=mt.CODE_FOUND
             ),
+            mt.definition(mt.DESCRIBE, DESCRIBE),
             mt.definition(mt.RUN_CODE, run, read_only=view.read_only),
         ]
 
@@ -115,8 +119,9 @@ class CodeTools:
         return mt.structured({"tools": tools, "total": found.structured_content["total"]})
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
-        """Each tool named: its name, function, annotations, and its Python function's stub (which
-        says what its schemas say, in the form the program uses)."""
+        """Each tool named: its name, function, annotations (but the title, which the docstring
+        begins with), and its Python function's stub (which says what its schemas say, in the form
+        the program uses)."""
         names = list(dict.fromkeys(arguments["names"]))
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(mt.unknown_tools(unknown, view.names))
@@ -125,7 +130,7 @@ class CodeTools:
             {
                 "name": name,
                 "function": f"api.{self.names[name]}",
-                "annotations": self.catalog.tools[name].get("annotations") or {},
+                "annotations": _hints(self.catalog.tools[name]),
                 "python": texts[name],
             }
             for name in names
@@ -264,6 +269,11 @@ def _request(tool: str, route: Mapping[str, Any]) -> str:
 
 def _calls(count: int) -> str:
     return f"{count} API call{'' if count == 1 else 's'}"
+
+
+def _hints(tool: Mapping[str, Any]) -> dict[str, Any]:
+    """The tool's annotations but its title (the stub's docstring begins with it)."""
+    return {key: value for key, value in (tool.get("annotations") or {}).items() if key != "title"}
 
 
 def _unreachable(*args: Any, **kwargs: Any) -> Any:

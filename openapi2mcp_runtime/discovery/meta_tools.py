@@ -50,6 +50,10 @@ _FOUND = _object(
     },
     ["name", "description"],
 )
+CODE_FOUND = _object(  # a tool search_tools finds in code mode (its title and hints are the stub's)
+    {"name": _STRING, "function": _STRING, "description": _STRING, "toolset": _STRING},
+    ["name", "function", "description"],
+)
 _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     SEARCH: (
         _object(
@@ -64,10 +68,7 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
             },
             ["query"],
         ),
-        _object(
-            {"tools": {"type": "array", "items": _FOUND}, "total": {"type": "integer"}},
-            ["tools", "total"],
-        ),
+        None,  # _found_schema(_FOUND), below
     ),
     DESCRIBE: (
         _object({"names": _NAMES}, ["names"]),
@@ -123,9 +124,13 @@ DESCRIPTIONS = {
 }
 
 
-def definition(name: str, description: str, read_only: bool = True) -> dict[str, Any]:
-    """A meta-tool as tools/list shows it."""
+def definition(
+    name: str, description: str, read_only: bool = True, found: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """A meta-tool as tools/list shows it; `found`, another mode's schema of a tool search_tools finds."""
     input_schema, output_schema = _SCHEMAS[name]
+    if name == SEARCH:
+        output_schema = _found_schema(_FOUND if found is None else found)
     hints = _READS if read_only else {**_READS, "readOnlyHint": False, "destructiveHint": True}
     if name in (CALL, RUN_CODE):
         hints = {**hints, "idempotentHint": read_only, "openWorldHint": True}
@@ -135,6 +140,14 @@ def definition(name: str, description: str, read_only: bool = True) -> dict[str,
     if output_schema is not None:
         wire["outputSchema"] = output_schema
     return wire | {"annotations": {"title": title, **hints}}
+
+
+def _found_schema(found: Mapping[str, Any]) -> dict[str, Any]:
+    """search_tools' outputSchema, with `found` the schema of each tool found."""
+    return _object(
+        {"tools": {"type": "array", "items": dict(found)}, "total": {"type": "integer"}},
+        ["tools", "total"],
+    )
 
 
 def wire_bytes(text: str) -> int:
