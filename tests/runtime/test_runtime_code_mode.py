@@ -114,12 +114,18 @@ async def test_search_tools_gives_each_tool_found_as_its_function_and_one_line(
     tools = runtime.ToolRuntime(made, runtime.Settings.from_env(env, prefix="T"), None, tmp_path)
     try:
         result = await call(tools, "search_tools", {"query": "deletePet", "limit": 1})
+        listed = tools.list_tools_result()["tools"][0]
     finally:
         await tools.aclose()
     assert result.structured_content == {
         "tools": [{"name": "deletePet", "function": "api.deletePet", "description": "DELETE /pets/{id}"}],
         "total": 4,
     }
+    found = listed["outputSchema"]["properties"]["tools"]["items"]  # what a validating client checks
+    assert (sorted(found["properties"]), found["required"]) == (
+        ["description", "function", "name", "toolset"],
+        ["name", "function", "description"],
+    )
 
 
 async def test_describe_tools_gives_each_tools_python_stub(code: Make) -> None:
@@ -127,6 +133,7 @@ async def test_describe_tools_gives_each_tools_python_stub(code: Make) -> None:
     [described] = result.structured_content["tools"]
     assert described["name"] == "getPet"
     assert described["function"] == "api.getPet"
+    assert described["annotations"] == {"readOnlyHint": True}  # (the title is the docstring's first line)
     assert "def getPet(*, id: int)" in described["python"]
 
 
