@@ -1,18 +1,19 @@
 """Issue 31's benchmark: code mode next to dynamic mode.
 
-- Context bytes: 12 multi-step tasks (listing, filtering, joining two endpoints, acting on each match)
-  over two corpus specs, each served by an in-memory fake on 127.0.0.1 (train-travel-v31.yaml:
-  code_fake_train.py; swagger-petstore3.yaml: code_fake_petstore.py), and over Jupyter Server (a real
-  service, installed by scripts/setup). Each task is scripted both ways with the same API calls
-  (code_tasks.py, code_tasks_jupyter.py): dynamic, search_tools → describe_tools → call_tool, N times;
+- Context bytes: 18 multi-step tasks (listing, filtering, joining two endpoints, acting on each match)
+  over three corpus specs, each served by an in-memory fake on 127.0.0.1 (train-travel-v31.yaml:
+  code_fake_train.py; swagger-petstore3.yaml: code_fake_petstore.py; pagerduty.json:
+  code_fake_pagerduty.py), and over Jupyter Server (a real service, installed by scripts/setup). Each
+  task is scripted both ways with the same API calls (code_tasks.py, code_tasks_jupyter.py,
+  code_tasks_pagerduty.py): dynamic, search_tools → describe_tools → call_tool, N times;
   code, search_tools → describe_tools → run_code. What enters the agent's context is counted
   (code_agent.py): the tools/list answer once per task, then each tools/call's arguments (JSON) and
   its result's text content, in UTF-8 bytes. The service is put back before each run, and both runs
   must give the same answer and leave the same state.
 - Speed: a one-call program against the direct tool call (code_speed.py), medians, same run.
 
-`python -m benchmarks.code_mode [--calls N] [--pause MS] [--markdown FILE]` prints one table a figure
-and exits 1 if a target of issue 31 is missed, 2 if it cannot run.
+`python -m benchmarks.code_mode [--calls N] [--pause MS] [--markdown FILE] [--only SUBJECT,...]` prints
+one table a figure and exits 1 if a target of issue 31 is missed, 2 if it cannot run.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,22 +36,30 @@ from openapi2mcp.pipeline import generate
 from . import code_jupyter, code_speed, report
 from .code_agent import Agent, Ledger, TaskFailed, server_env, session
 from .code_fake_http import FakeService
+from .code_fake_pagerduty import PagerDuty
 from .code_fake_petstore import Petstore
 from .code_fake_train import TrainTravel
 from .code_tasks import PETSTORE_TASKS, TRAIN_TASKS, Task
 from .code_tasks_jupyter import JUPYTER_TASKS
+from .code_tasks_pagerduty import PAGERDUTY_TASKS
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "specs"
-SPECS = {"train": CORPUS / "train-travel-v31.yaml", "petstore": CORPUS / "swagger-petstore3.yaml"}
-CREDENTIALS = {  # the fakes check none; the servers want them set
+SPECS = {
+    "train": CORPUS / "train-travel-v31.yaml",
+    "petstore": CORPUS / "swagger-petstore3.yaml",
+    "pagerduty": CORPUS / "pagerduty.json",
+}
+FAKES = {"train": TrainTravel, "petstore": Petstore, "pagerduty": PagerDuty}
+CREDENTIALS = {  # the servers want them set; the fakes check none but PagerDuty's `Token token=` form
     "train": {"BENCH_OAUTH2_TOKEN": "bench"},
     "petstore": {"BENCH_PETSTORE_AUTH_TOKEN": "bench", "BENCH_API_KEY_KEY": "bench"},
+    "pagerduty": {"BENCH_API_KEY_KEY": "Token token=bench"},
 }
 PACKAGE = "bench_code"
 MODES = ("dynamic", "code")
 RATIO_TARGET = 10.0  # dynamic bytes ÷ code bytes, the set's median: at least
 SPEED_TARGET = 2.0  # run_code of a one-call program ÷ the direct call, medians: at most
-TASKS = [*TRAIN_TASKS, *PETSTORE_TASKS, *JUPYTER_TASKS]
+TASKS = [*TRAIN_TASKS, *PETSTORE_TASKS, *JUPYTER_TASKS, *PAGERDUTY_TASKS]
 
 
 @dataclass
@@ -154,18 +163,18 @@ def jupyter_subject(jupyter: code_jupyter.Jupyter, spec: Path, workdir: Path) ->
     )
 
 
-def measure_context(workdir: Path, jupyter_spec: Path) -> list[Outcome | TaskFailed]:
+def measure_context(workdir: Path, jupyter_spec: Path | None, names: set[str]) -> list[Outcome | TaskFailed]:
+    """The tasks of the fakes in `names`, then Jupyter's if `jupyter_spec`."""
     outcomes: list[Outcome | TaskFailed] = []
-    with (
-        TrainTravel() as train,
-        Petstore() as petstore,
-        code_jupyter.Jupyter(workdir / "jupyter-service") as jupyter,
-    ):
+    with ExitStack() as stack:
         subjects = [
-            fake_subject("train", train, workdir),
-            fake_subject("petstore", petstore, workdir),
-            jupyter_subject(jupyter, jupyter_spec, workdir),
+            fake_subject(name, stack.enter_context(fake()), workdir)
+            for name, fake in FAKES.items()
+            if name in names
         ]
+        if jupyter_spec is not None:
+            jupyter = stack.enter_context(code_jupyter.Jupyter(workdir / "jupyter-service"))
+            subjects.append(jupyter_subject(jupyter, jupyter_spec, workdir))
         for subject in subjects:
             outcomes += asyncio.run(run_subject(subject, workdir / "servers.log"))
     return outcomes
@@ -248,22 +257,27 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pause", type=float, default=30.0, help="ms between paced calls (default 30)")
     parser.add_argument("--no-speed", action="store_true", help="measure the context bytes only")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    parser.add_argument("--only", default="", help="run only these subjects' tasks, e.g. pagerduty,train")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    jupyter_spec = code_jupyter.spec()
-    if missing := [str(spec) for spec in SPECS.values() if not spec.exists()]:
+    names = set(filter(None, args.only.split(","))) or {*SPECS, "jupyter"}
+    if unknown := names - {*SPECS, "jupyter"}:
+        print(f"benchmarks.code_mode: no such subject: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    jupyter_spec = code_jupyter.spec() if "jupyter" in names else None
+    if missing := [str(spec) for name, spec in SPECS.items() if name in names and not spec.exists()]:
         print(f"benchmarks.code_mode: no such spec: {', '.join(missing)}", file=sys.stderr)
         return 2
-    if jupyter_spec is None:
+    if "jupyter" in names and jupyter_spec is None:
         print("benchmarks.code_mode: Jupyter Server is not installed (bash scripts/setup)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="openapi2mcp-code-mode-") as name:
         workdir = Path(name)
         try:
-            measured = measure_context(workdir, jupyter_spec)
+            measured = measure_context(workdir, jupyter_spec, names)
         except code_jupyter.ServiceFailed as error:
             print(f"benchmarks.code_mode: {error}", file=sys.stderr)
             return 2
@@ -275,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("benchmarks.code_mode: the two runs differ:\n" + "\n".join(wrong), file=sys.stderr)
             return 2
         speed = None
-        if not args.no_speed:
+        if not args.no_speed and (workdir / "petstore").exists():  # (measured on the petstore package)
             settings = CREDENTIALS["petstore"]
             speed = code_speed.measure(workdir / "petstore", PACKAGE, settings, args.calls, args.pause / 1000)
     found = rows(outcomes, speed)

@@ -15,6 +15,8 @@ import pytest
 import yaml
 
 from benchmarks import code_jupyter, code_mode
+from benchmarks.code_fake_pagerduty import SPEC as PAGERDUTY_SPEC
+from benchmarks.code_fake_pagerduty import PagerDuty
 from benchmarks.code_fake_petstore import PETS, Petstore
 from benchmarks.code_fake_train import TrainTravel
 from openapi2mcp_runtime.code_mode.stubs import function_names
@@ -29,11 +31,11 @@ def _api_functions(program: str) -> set[str]:
     }
 
 
-def test_the_task_set_covers_three_services_and_each_program_calls_its_described_tools() -> None:
+def test_the_task_set_covers_every_service_and_each_program_calls_its_described_tools() -> None:
     tasks = code_mode.TASKS
     assert len(tasks) >= 10 and len({task.name for task in tasks}) == len(tasks)
     per_service = Counter(task.service for task in tasks)
-    assert set(per_service) == {"train", "petstore", "jupyter"} and min(per_service.values()) >= 3
+    assert set(per_service) == {*code_mode.SPECS, "jupyter"} and min(per_service.values()) >= 3
     for task in tasks:
         functions = set(function_names(list(task.tools)).values())
         assert _api_functions(task.program) == functions, task.name
@@ -45,7 +47,8 @@ def test_the_tasks_tools_are_operations_of_their_corpus_spec() -> None:
     if not all(spec.is_file() for spec in code_mode.SPECS.values()):
         pytest.skip("the real-world corpus is not beside the repository")
     for service, spec in code_mode.SPECS.items():
-        paths = yaml.safe_load(spec.read_text("utf-8"))["paths"]
+        text = spec.read_text("utf-8")
+        paths = (json.loads(text) if spec.suffix == ".json" else yaml.safe_load(text))["paths"]
         operations = {
             op["operationId"] for item in paths.values() for op in item.values() if "operationId" in op
         }
@@ -53,8 +56,11 @@ def test_the_tasks_tools_are_operations_of_their_corpus_spec() -> None:
         assert used <= operations, (service, used - operations)
 
 
-def _http(method: str, url: str) -> tuple[int, Any]:
-    request = urllib.request.Request(url, method=method)
+def _http(method: str, url: str, headers: dict[str, str] | None = None, body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url, data, {"Content-Type": "application/json", **(headers or {})}, method=method
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             body = response.read()
@@ -89,6 +95,30 @@ def test_the_petstore_fake_answers_by_status_and_deletes() -> None:
         assert _http("GET", petstore.base_url + "/pet/1001")[0] == 404
         petstore.reset()
         assert _http("GET", petstore.base_url + "/pet/1001")[0] == 200
+
+
+def test_the_pagerduty_fake_pages_filters_and_resolves_until_it_is_reset() -> None:
+    if not PAGERDUTY_SPEC.is_file():
+        pytest.skip("the real-world corpus is not beside the repository")
+    key = {"Authorization": "Token token=test"}
+    with PagerDuty() as pagerduty:
+        url = (
+            pagerduty.base_url + "/incidents?statuses[]=triggered&statuses[]=acknowledged&limit=25&total=true"
+        )
+        status, first = _http("GET", url, key)
+        assert status == 200 and len(first["incidents"]) == 25 and first["more"] and first["total"] > 25
+        last = _http("GET", f"{url}&offset={first['total'] - 1}", key)[1]
+        assert len(last["incidents"]) == 1 and not last["more"]
+        assert {i["status"] for i in first["incidents"]} <= {"triggered", "acknowledged"}
+        assert _http("GET", pagerduty.base_url + "/incidents", {})[0] == 401
+        target = f"{pagerduty.base_url}/incidents/{first['incidents'][0]['id']}"
+        resolve = {"incident": {"type": "incident_reference", "status": "resolved"}}
+        assert _http("PUT", target, key, resolve)[0] == 400  # no From header
+        me = {**key, "From": "125.greenholt.earline@graham.name"}
+        assert _http("PUT", target, me, resolve)[1]["incident"]["status"] == "resolved"
+        assert _http("GET", url, key)[1]["total"] == first["total"] - 1
+        pagerduty.reset()
+        assert _http("GET", url, key)[1] == first
 
 
 def test_the_jupyter_folders_are_the_same_each_time() -> None:
