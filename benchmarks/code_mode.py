@@ -9,10 +9,12 @@
   (code_agent.py): the tools/list answer once per task, then each tools/call's arguments (JSON) and
   its result's text content, in UTF-8 bytes. The service is put back before each run, and both runs
   must give the same answer and leave the same state.
+- DigitalOcean (digitalocean/, multi-file): 6 more tasks (code_tasks_digitalocean.py) on an in-memory
+  fake whose records are the spec's own response examples (code_fake_digitalocean.py).
 - Speed: a one-call program against the direct tool call (code_speed.py), medians, same run.
 
-`python -m benchmarks.code_mode [--calls N] [--pause MS] [--markdown FILE]` prints one table a figure
-and exits 1 if a target of issue 31 is missed, 2 if it cannot run.
+`python -m benchmarks.code_mode [--calls N] [--pause MS] [--markdown FILE] [--only SERVICE[,SERVICE]]`
+prints one table a figure and exits 1 if a target of issue 31 is missed, 2 if it cannot run.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import statistics
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,23 +36,35 @@ from openapi2mcp.pipeline import generate
 
 from . import code_jupyter, code_speed, report
 from .code_agent import Agent, Ledger, TaskFailed, server_env, session
+from .code_fake_digitalocean import DigitalOcean
 from .code_fake_http import FakeService
 from .code_fake_petstore import Petstore
 from .code_fake_train import TrainTravel
 from .code_tasks import PETSTORE_TASKS, TRAIN_TASKS, Task
+from .code_tasks_digitalocean import DIGITALOCEAN_TASKS
 from .code_tasks_jupyter import JUPYTER_TASKS
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus" / "specs"
-SPECS = {"train": CORPUS / "train-travel-v31.yaml", "petstore": CORPUS / "swagger-petstore3.yaml"}
+SPECS = {
+    "train": CORPUS / "train-travel-v31.yaml",
+    "petstore": CORPUS / "swagger-petstore3.yaml",
+    "digitalocean": CORPUS / "digitalocean" / "DigitalOcean-public.v2.yaml",
+}
 CREDENTIALS = {  # the fakes check none; the servers want them set
     "train": {"BENCH_OAUTH2_TOKEN": "bench"},
     "petstore": {"BENCH_PETSTORE_AUTH_TOKEN": "bench", "BENCH_API_KEY_KEY": "bench"},
+    "digitalocean": {"BENCH_BEARER_AUTH_TOKEN": "bench"},
+}
+FAKES: dict[str, Callable[[], FakeService]] = {
+    "train": TrainTravel,
+    "petstore": Petstore,
+    "digitalocean": DigitalOcean,
 }
 PACKAGE = "bench_code"
 MODES = ("dynamic", "code")
 RATIO_TARGET = 10.0  # dynamic bytes ÷ code bytes, the set's median: at least
 SPEED_TARGET = 2.0  # run_code of a one-call program ÷ the direct call, medians: at most
-TASKS = [*TRAIN_TASKS, *PETSTORE_TASKS, *JUPYTER_TASKS]
+TASKS = [*TRAIN_TASKS, *PETSTORE_TASKS, *JUPYTER_TASKS, *DIGITALOCEAN_TASKS]
 
 
 @dataclass
@@ -154,18 +168,20 @@ def jupyter_subject(jupyter: code_jupyter.Jupyter, spec: Path, workdir: Path) ->
     )
 
 
-def measure_context(workdir: Path, jupyter_spec: Path) -> list[Outcome | TaskFailed]:
+def measure_context(
+    workdir: Path, jupyter_spec: Path | None, only: Sequence[str]
+) -> list[Outcome | TaskFailed]:
+    """Every subject's tasks (those of `only`'s services, when given)."""
     outcomes: list[Outcome | TaskFailed] = []
-    with (
-        TrainTravel() as train,
-        Petstore() as petstore,
-        code_jupyter.Jupyter(workdir / "jupyter-service") as jupyter,
-    ):
+    with ExitStack() as stack:
         subjects = [
-            fake_subject("train", train, workdir),
-            fake_subject("petstore", petstore, workdir),
-            jupyter_subject(jupyter, jupyter_spec, workdir),
+            fake_subject(name, stack.enter_context(fake()), workdir)
+            for name, fake in FAKES.items()
+            if not only or name in only
         ]
+        if jupyter_spec is not None and (not only or "jupyter" in only):
+            jupyter = stack.enter_context(code_jupyter.Jupyter(workdir / "jupyter-service"))
+            subjects.append(jupyter_subject(jupyter, jupyter_spec, workdir))
         for subject in subjects:
             outcomes += asyncio.run(run_subject(subject, workdir / "servers.log"))
     return outcomes
@@ -248,6 +264,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--pause", type=float, default=30.0, help="ms between paced calls (default 30)")
     parser.add_argument("--no-speed", action="store_true", help="measure the context bytes only")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
+    parser.add_argument(
+        "--only",
+        type=lambda text: text.split(","),
+        default=[],
+        help="run only these services' tasks (e.g. train,jupyter)",
+    )
     return parser.parse_args(argv)
 
 
@@ -257,13 +279,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing := [str(spec) for spec in SPECS.values() if not spec.exists()]:
         print(f"benchmarks.code_mode: no such spec: {', '.join(missing)}", file=sys.stderr)
         return 2
-    if jupyter_spec is None:
+    if jupyter_spec is None and (not args.only or "jupyter" in args.only):
         print("benchmarks.code_mode: Jupyter Server is not installed (bash scripts/setup)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="openapi2mcp-code-mode-") as name:
         workdir = Path(name)
         try:
-            measured = measure_context(workdir, jupyter_spec)
+            measured = measure_context(workdir, jupyter_spec, args.only)
         except code_jupyter.ServiceFailed as error:
             print(f"benchmarks.code_mode: {error}", file=sys.stderr)
             return 2
@@ -277,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         speed = None
         if not args.no_speed:
             settings = CREDENTIALS["petstore"]
+            if not (workdir / "petstore").exists():  # --only left the petstore out
+                write_package(SPECS["petstore"], workdir / "petstore")
             speed = code_speed.measure(workdir / "petstore", PACKAGE, settings, args.calls, args.pause / 1000)
     found = rows(outcomes, speed)
     text = (
