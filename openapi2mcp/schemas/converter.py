@@ -11,7 +11,10 @@ Decisions:
   once in output schemas; the next occurrence becomes `{"type": "object"}` (object-like targets) or
   `{}`, with a description naming the schema. An input schema that grows past `INPUT_BUDGET`
   properties or `MAX_NESTED_REFS` nested references is converted again entering each reference
-  cycle once (no member of a cycle is expanded inside another member of the same cycle).
+  cycle once (no member of a cycle is expanded inside another member of the same cycle). The refs of
+  `allOf` branches are on the path only while the branches are flattened: a base merged into a
+  schema is not nested in it (PagerDuty builds every schema on one base, and a Service's team
+  references, built on it too, are no recursion).
 - Caching: a `$ref`'s conversion is cached under the counts of the references of its own cycle on
   the current path (found with Tarjan's algorithm), the only context it depends on, so a result
   never depends on which conversions ran before.

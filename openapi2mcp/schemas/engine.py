@@ -77,8 +77,8 @@ class ConversionEngine:
         if not isinstance(node, dict) or "allOf" not in node:
             return (node if isinstance(node, dict) else None), pointer, []
         self._settle(out=False)
-        with self._all_of_merger.merged(node, pointer) as (merged, leftovers):
-            return merged, pointer, leftovers
+        merged, leftovers = self._all_of_merger.merged(node, pointer)
+        return merged, pointer, leftovers
 
     def types(self, node: Schema, pointer: str) -> tuple[list[str], bool]:
         """The non-null types a schema declares (integer widened in output), and whether null is allowed."""
@@ -209,10 +209,10 @@ class ConversionEngine:
             self._exhausted[key] = max(left, self._exhausted.get(key, -1))
 
     def _all_of(self, node: Schema, pointer: str) -> tuple[Schema, bool]:
-        with self._all_of_merger.merged(node, pointer) as (merged, leftovers):
-            schema, nullable = self._plain(merged, pointer)
-            if leftovers and not self._out:
-                schema = {**schema, "allOf": [self._convert(piece, here) for piece, here in leftovers]}
+        merged, leftovers = self._all_of_merger.merged(node, pointer)
+        schema, nullable = self._plain(merged, pointer)
+        if leftovers and not self._out:
+            schema = {**schema, "allOf": [self._convert(piece, here) for piece, here in leftovers]}
         return schema, nullable
 
     def _plain(self, node: Schema, pointer: str) -> tuple[Schema, bool]:

@@ -9,8 +9,7 @@ union does not list. See `openapi2mcp.schemas.converter` for the reasons.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 from openapi2mcp.load.refs import JSON, Resolver
 from openapi2mcp.schemas.keywords import (
@@ -43,15 +42,17 @@ class AllOfMerger:
         self._types = types  # the non-null types a piece declares, and whether it allows null
         self._warn = warn
 
-    @contextmanager
-    def merged(self, node: Schema, pointer: str) -> Iterator[tuple[Schema, Pieces]]:
-        """The merged schema and the leftovers, with the refs followed on the path until exit."""
+    def merged(self, node: Schema, pointer: str) -> tuple[Schema, Pieces]:
+        """The merged schema and the leftovers. The refs followed to the branches are on the path
+        only while the branches are flattened (that ends an allOf cycle): a base merged into a
+        schema is not nested in it, so a property referring to the base again expands it once."""
         pushed: list[str] = []
         try:
-            yield self._merge(self._pieces(node, pointer, pushed), pointer)
+            pieces = self._pieces(node, pointer, pushed)
         finally:
             for ref in pushed:
                 self._refs.pop(ref)
+        return self._merge(pieces, pointer)
 
     def _pieces(self, node: Schema, pointer: str, pushed: list[str]) -> Pieces:
         """The schema's own keywords and its allOf branches, flattened; the refs followed are pushed."""

@@ -451,6 +451,24 @@ def test_allof_refining_a_collection_wrapper_keeps_the_item_type_in_both_schemas
     assert item == {"type": "object", "properties": {"id": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}
 
 
+def test_a_base_merged_by_allof_is_not_on_the_path_of_the_schemas_own_properties() -> None:
+    """PagerDuty's pattern: every schema is `allOf: [Base, {...}]`, so a Service's `teams` items
+    (a TeamReference, itself built on Base) are no recursion of Base: they keep their properties.
+    A property referring to the schema itself is still cut."""
+    base = {"type": "object", "properties": {"id": {"type": "string"}, "summary": {"type": "string"}}}
+    team = {"allOf": [ref("Base"), {"properties": {"type": {"type": "string"}}}]}
+    teams = {"type": "array", "items": ref("TeamReference")}
+    own = {"properties": {"teams": teams, "parent": ref("Service")}}
+    schemas = {"Base": base, "TeamReference": team, "Service": {"allOf": [ref("Base"), own]}}
+    output = to_output(ref("Service"), schemas)["properties"]  # (each $ref expanded once on a path)
+    team_item = output["teams"]["anyOf"][0]["items"]["anyOf"][0]
+    assert sorted(team_item["properties"]) == ["id", "summary", "type"]
+    assert output["parent"] == {
+        "description": "Recursive reference to Service; the recursion is cut here.",
+        "anyOf": [{"type": "object"}, {"type": "null"}],
+    }
+
+
 def test_allof_with_an_outer_nullable_allows_null() -> None:
     schemas = {"Pet": {"type": "object", "properties": {"a": {"type": "string"}}}}
     assert to_input({"nullable": True, "allOf": [ref("Pet")]}, schemas) == {
