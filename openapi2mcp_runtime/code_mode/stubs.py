@@ -21,10 +21,11 @@ Decisions:
   keywords, or a name its types use: `str: int` would retype `name: str`) is written functionally.
 - Size: TypedDicts nest at most 4 levels (deeper objects are `dict[str, Any]`), and a function's
   snippet (its TypedDicts and its def with the docstring, as describe_tools gives it) stays within
-  `STUB_CHARS`: past it, they nest one level less, down to none, then Literals of over
+  `STUB_CHARS`: past it, a tool description of over `DESCRIPTION_CHARS` is cut to that first
+  (types serve the checker, and such a description is mostly a reference table: DigitalOcean's
+  droplet actions), then they nest one level less, down to none, then Literals of over
   `FEW_LITERALS` values become their type, then the arguments' descriptions are cut to 60
-  characters, then left out (the tool's description is kept whole: a snippet is over the guard
-  only when that and the bare signature are). Measured on the corpus' nine largest specs (stripe,
+  characters, then left out. Measured on the corpus' nine largest specs (stripe,
   kubernetes, cloudflare, openai...; 5,567 tools, whole schemas): unguarded, snippets run up to
   186,000 characters (a kubernetes CRD), p99 20,000; at 6,000 characters (about 1,500 tokens),
   91% keep all four levels, p50 is 1,700 and p90 4,800 (4,000 would keep 80%, 8,000 95%).
@@ -50,6 +51,7 @@ from .stub_types import (
 )
 
 STUB_CHARS = 6_000
+DESCRIPTION_CHARS = 1_000  # a longer tool description is cut to this before the types shrink
 FEW_LITERALS = 12
 ARG_CHARS = (150, 60, 0)  # an argument's description in `Args:`, in turn (0: left out)
 STAGES = (
@@ -204,17 +206,33 @@ class _Built:
 
 
 def _fitted(tool: Mapping[str, Any], name: str) -> _Draft:
-    """The tool's function at the first stage whose snippet fits in STUB_CHARS (else the last)."""
+    """The tool's function at the first stage whose snippet fits in STUB_CHARS (else the last),
+    its description cut to DESCRIPTION_CHARS first when it is longer and the whole does not fit."""
     told = tool.get("description")
-    room = STUB_CHARS - len(told) if isinstance(told, str) else STUB_CHARS
+    if isinstance(told, str) and len(told) > DESCRIPTION_CHARS:
+        if (draft := _fits(tool, name, STAGES[0])) is not None:
+            return draft
+        tool = {**tool, "description": _shortened(told, DESCRIPTION_CHARS)}
     for limits in STAGES[:-1]:
-        try:
-            draft = _draft(tool, name, limits, Made(limit=room))
-        except TooLarge:
-            continue
-        if _size(draft) <= STUB_CHARS:
+        if (draft := _fits(tool, name, limits)) is not None:
             return draft
     return _draft(tool, name, STAGES[-1], Made())
+
+
+def _fits(tool: Mapping[str, Any], name: str, limits: Limits) -> _Draft | None:
+    """The function at `limits`, or None when its snippet is over STUB_CHARS."""
+    told = tool.get("description")
+    room = STUB_CHARS - len(told) if isinstance(told, str) else STUB_CHARS
+    try:
+        draft = _draft(tool, name, limits, Made(limit=room))
+    except TooLarge:
+        return None
+    return draft if _size(draft) <= STUB_CHARS else None
+
+
+def _shortened(text: str, limit: int) -> str:
+    """`text` (its lines kept) cut at a space before `limit` characters."""
+    return text[: limit - 1].rsplit(None, 1)[0].rstrip(",.;:") + "…"
 
 
 def _size(draft: _Draft) -> int:

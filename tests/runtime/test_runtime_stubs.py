@@ -452,6 +452,22 @@ def test_a_function_over_the_size_guard_nests_less_then_cuts_literals_then_descr
     assert all(len(text) <= stubs.STUB_CHARS for text in (flat, literals_cut, descriptions_cut, bare))
 
 
+def test_a_long_description_is_cut_before_the_types_shrink_and_kept_whole_when_it_fits() -> None:
+    """DigitalOcean's droplet actions: a 5,000-character table of action types would leave the body
+    untyped; cut to DESCRIPTION_CHARS, the body keeps its TypedDict."""
+    body = {"type": "object", "properties": {f"field_{i}": {"type": "string"} for i in range(60)}}
+    table = "\n".join(f"| action_{i} | what action {i} does to the droplet |" for i in range(120))
+    cut = stub(tool("act", {"body": body}, description=table))
+    assert "class ActBody(TypedDict, total=False):" in cut and len(cut) <= stubs.STUB_CHARS
+    docstring = ast.get_docstring(ast.parse(cut).body[-1]) or ""
+    assert docstring.startswith("| action_0 | what action 0 does to the droplet |\n| action_1 |")
+    assert len(docstring.partition("\n\nArgs:")[0]) < stubs.DESCRIPTION_CHARS
+    assert docstring.partition("\n\nArgs:")[0].endswith("…")
+    short = "\n".join(table.splitlines()[:40])  # 1,600 characters, which fit with the types
+    whole = stub(tool("act", {"body": body}, description=short))
+    assert ast.get_docstring(ast.parse(whole).body[-1]) == short and "class ActBody(" in whole
+
+
 def test_odd_or_deep_schemas_give_any_and_never_an_error() -> None:
     deep: Any = {"type": "string"}
     chained: Any = {"type": "string"}
