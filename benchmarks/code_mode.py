@@ -208,6 +208,28 @@ def context_table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def services_table(outcomes: Sequence[Outcome]) -> str:
+    """Per service: the median ratio, and the medians of what discovery and the task's own calls
+    cost each way (the ratio is about dynamic's reads ÷ code's discovery)."""
+    lines = [
+        "### By service (medians)",
+        "",
+        "| service | tasks | dynamic | code | ratio | code: discovery | dynamic: after discovery |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for service in dict.fromkeys(outcome.task.service for outcome in outcomes):
+        mine = [outcome for outcome in outcomes if outcome.task.service == service]
+        dynamic, code = ([o.ledgers[mode] for o in mine] for mode in MODES)
+        lines.append(
+            f"| {service} | {len(mine)} | {statistics.median(d.total for d in dynamic):,.0f} B"
+            f" | {statistics.median(c.total for c in code):,.0f} B"
+            f" | **{statistics.median(o.ratio for o in mine):.1f}x**"
+            f" | {statistics.median(c.preamble for c in code):,.0f} B"
+            f" | {statistics.median(d.work for d in dynamic):,.0f} B |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def parts_table(outcomes: Sequence[Outcome]) -> str:
     """Where each mode's bytes go: the median over the tasks of each part."""
     parts = ("tools/list", "search_tools", "describe_tools", "call_tool", "run_code")
@@ -307,6 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     found = rows(outcomes, speed)
     text = (
         context_table(outcomes)
+        + "\n"
+        + services_table(outcomes)
         + "\n"
         + parts_table(outcomes)
         + "\n"

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from benchmarks import code_jupyter, code_mode
+from benchmarks.code_fake_digitalocean import DigitalOcean
 from benchmarks.code_fake_pagerduty import SPEC as PAGERDUTY_SPEC
 from benchmarks.code_fake_pagerduty import PagerDuty
 from benchmarks.code_fake_petstore import PETS, Petstore
@@ -122,6 +123,28 @@ def test_the_pagerduty_fake_pages_filters_and_resolves_until_it_is_reset() -> No
         assert _http("GET", url, key)[1]["total"] == first["total"] - 1
         pagerduty.reset()
         assert _http("GET", url, key)[1] == first
+
+
+def test_the_digitalocean_fake_pages_with_links_and_powers_off_until_it_is_reset() -> None:
+    if not code_mode.SPECS["digitalocean"].is_file():
+        pytest.skip("the real-world corpus is not beside the repository")
+    with DigitalOcean() as digitalocean:
+        url = digitalocean.base_url + "/v2/droplets?per_page=50"
+        status, first = _http("GET", url)
+        total = first["meta"]["total"]
+        assert status == 200 and len(first["droplets"]) == 50 and total > 50
+        assert first["links"]["pages"]["next"].endswith("/v2/droplets?per_page=50&page=2")
+        last = -(-total // 50)
+        final = _http("GET", f"{url}&page={last}")[1]
+        assert len(final["droplets"]) == total - 50 * (last - 1) and "next" not in final["links"]["pages"]
+        droplet = next(d for d in first["droplets"] if d["status"] == "active")
+        assert len(json.dumps(droplet, separators=(",", ":"))) > 1_500  # (the spec's example, varied)
+        target = f"{digitalocean.base_url}/v2/droplets/{droplet['id']}"
+        action = _http("POST", target + "/actions", body={"type": "power_off"})
+        assert action[0] == 201 and action[1]["action"]["resource_id"] == droplet["id"]
+        assert _http("GET", target)[1]["droplet"]["status"] == "off"
+        digitalocean.reset()
+        assert _http("GET", target)[1]["droplet"] == droplet
 
 
 def test_the_jupyter_folders_are_the_same_each_time() -> None:
