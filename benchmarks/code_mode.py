@@ -336,15 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         + "\n"
         + report.table("Issue 31: code mode", found, with_peer=False)
     )
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
-    for row in (missed := report.missed(found)):
-        print(
-            f"benchmarks.code_mode: target missed: {row.figure} ({row.ours}; target {row.target})",
-            file=sys.stderr,
-        )
-    return 1 if missed else 0
+    return report.published("benchmarks.code_mode", text, found, args.markdown)
 
 
 if __name__ == "__main__":

@@ -183,16 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = large_rows(args.large, Path(workdir), args.rounds, args.searches)
         rows += size_rows(list_sizes(specs, Path(workdir)))
     text = report.table("Issue 15: dynamic mode next to static", rows, with_peer=False)
-    print(text)
-    if args.markdown:
-        args.markdown.write_text(text)
-    missed = report.missed(rows)
-    for row in missed:
-        print(
-            f"benchmarks.discovery: target missed: {row.figure} ({row.ours}; target {row.target})",
-            file=sys.stderr,
-        )
-    return 1 if missed else 0
+    return report.published("benchmarks.discovery", text, rows, args.markdown)
 
 
 if __name__ == "__main__":

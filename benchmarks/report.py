@@ -6,8 +6,10 @@ are checked as they are."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 SMOKE_SLACK = 2.0
 
@@ -65,3 +67,14 @@ def table(title: str, rows: Sequence[Row], with_peer: bool, slack: float = 1.0) 
 
 def missed(rows: Sequence[Row], slack: float = 1.0) -> list[Row]:
     return [row for row in rows if row.verdict(slack) == "MISSED"]
+
+
+def published(program: str, text: str, rows: Sequence[Row], markdown: Path | None) -> int:
+    """Print `text` (and write it to `markdown`), name each target `rows` miss on stderr; the exit
+    status: 1 if one is missed, else 0."""
+    print(text)
+    if markdown:
+        markdown.write_text(text)
+    for row in (missing := missed(rows)):
+        print(f"{program}: target missed: {row.figure} ({row.ours}; target {row.target})", file=sys.stderr)
+    return 1 if missing else 0
