@@ -1,7 +1,8 @@
 """The scripted agent of the code-mode benchmark (benchmarks/code_mode.py): an `mcp.Client` over
 stdio (protocol 2025-11-25) that counts what enters an agent's context: the tools/list answer once
-per task, then for every tools/call its arguments' JSON and its result's text content (UTF-8
-bytes). The tasks' scripts read each result as an agent would: they parse its text."""
+per task (what clients give the model of it: each tool's name, description and inputSchema), then
+for every tools/call its arguments' JSON and its result's text content (UTF-8 bytes). The tasks'
+scripts read each result as an agent would: they parse its text."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ import mcp.types as types
 
 READ_TIMEOUT = 60.0  # seconds for one MCP request
 TRIMMED = "openapi2mcp/trimmed"  # the _meta key of a result the server trimmed (results/trimming.py)
+# What of a tool the client libraries we test put before the model (openai-agents, langchain-mcp-adapters,
+# pydantic-ai by default, google-genai; Claude Code's API request too): not its title, annotations or
+# outputSchema, which they keep for themselves.
+MODEL_FIELDS = {"name", "description", "input_schema"}  # inputSchema on the wire
 
 
 class TaskFailed(RuntimeError):
@@ -28,7 +33,7 @@ class TaskFailed(RuntimeError):
 class Ledger:
     """What one task's run put into the agent's context, in UTF-8 bytes."""
 
-    listed: int = 0  # the tools/list answer
+    listed: int = 0  # the tools/list answer: each tool's MODEL_FIELDS
     arguments: int = 0  # every tools/call's arguments, as JSON
     results: int = 0  # every tools/call result's text content
     calls: int = 0  # tools/call requests (search, describe, call_tool or run_code)
@@ -46,6 +51,15 @@ class Ledger:
         return self.listed + self.arguments + self.results
 
 
+def model_view(tools: Sequence[types.Tool]) -> str:
+    """The tools as a model is given them: MODEL_FIELDS of each, compact JSON."""
+    return json.dumps(
+        [tool.model_dump(by_alias=True, exclude_none=True, include=MODEL_FIELDS) for tool in tools],
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
 def text_of(result: types.CallToolResult) -> str:
     return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
@@ -59,7 +73,7 @@ class Agent:
 
     async def list_tools(self) -> list[str]:
         listed = await self.client.list_tools(cache_mode="refresh")
-        self.ledger.listed += len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
+        self.ledger.listed += len(model_view(listed.tools).encode())
         return [tool.name for tool in listed.tools]
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:

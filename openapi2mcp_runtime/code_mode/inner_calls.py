@@ -31,12 +31,11 @@ class Run:
     def __init__(
         self,
         functions: Mapping[str, Function],
-        wrapped: Collection[str],
         offered: Collection[str],
         call_tool: CallTool,
         limits: CodeLimits,
     ) -> None:
-        self.functions, self.wrapped, self.offered = functions, wrapped, offered
+        self.functions, self.offered = functions, offered
         self.call_tool, self.limits = call_tool, limits
         self.deadline = time.monotonic() + limits.timeout
         self.calls = 0
@@ -62,7 +61,7 @@ class Run:
         if not res.succeeded(result):
             self.last_error = error_of(called.tool, result)
             return {"exception": OSError(self.last_error["message"])}
-        return {"return_value": value_of(result, called.tool in self.wrapped)}
+        return {"return_value": value_of(result)}
 
     def _count(self) -> None:
         prefix = self.limits.prefix
@@ -79,10 +78,11 @@ class Run:
         self.calls += 1
 
 
-def value_of(result: types.CallToolResult, wrapped: bool) -> Any:
+def value_of(result: types.CallToolResult) -> Any:
     """What a successful call gives the program: the API's JSON as the result's text has it (whole:
     structuredContent leaves out what deviates from the output schema, a program reads what the API
-    sent), out of `result` when the tool wraps it; else the text; else a description."""
+    sent), out of `result` when the server framed it there (res.FRAMED); else the text; else a
+    description."""
     texts = [block.text for block in result.content if isinstance(block, types.TextContent)]
     if result.is_error:  # succeeded: the data follows the note on its deviation
         texts = texts[1:]
@@ -93,12 +93,7 @@ def value_of(result: types.CallToolResult, wrapped: bool) -> Any:
         value = json.loads(texts[0])
     except ValueError:
         return texts[0]
-    framed = isinstance(value, dict) and len(value) == 1 and "result" in value
-    if framed and (
-        wrapped or (result.structured_content is not None and not isinstance(value["result"], dict))
-    ):
-        return value["result"]
-    return value
+    return value["result"] if (result.meta or {}).get(res.FRAMED) else value
 
 
 def error_of(tool: str, result: types.CallToolResult) -> dict[str, Any]:

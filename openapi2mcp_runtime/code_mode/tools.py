@@ -62,7 +62,6 @@ class CodeTools:
         self._modules: OrderedDict[frozenset[str], stubs.Module] = OrderedDict()
         self._sandbox: Sandbox | None = None
         self._running: dict[str, int] = {}  # programs running, by HTTP caller (audit.share_of)
-        self._wrapped = {name for name, route in routes.items() if route.get("wrapped")}
 
     @classmethod
     def checked(
@@ -169,7 +168,7 @@ class CodeTools:
             return asked
         if (caller := audit.CURRENT.get(None)) is not None:
             caller.run = uuid.uuid4().hex[:12]  # on each of its calls' audit lines
-        calls = Run(module.functions, self._wrapped, view.names, self.call_tool, self.settings.code)
+        calls = Run(module.functions, view.names, self.call_tool, self.settings.code)
         share = audit.share_of(ctx)  # None over stdio: one client
         if share is not None and self._running.get(share, 0) >= self._each:
             limits = self.settings.code

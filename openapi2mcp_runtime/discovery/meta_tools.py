@@ -26,6 +26,7 @@ CODE = (SEARCH, DESCRIBE, RUN_CODE)
 MAX_PROGRAM_CHARS = 20_000
 ON_DEMAND = (LIST_TOOLSETS, ENABLE_TOOLSETS)
 OVERVIEW_BYTES = 3_000  # search_tools' description: the toolsets overview stops here (JSON, UTF-8)
+DESCRIBED_OVERVIEW_BYTES = 1_200  # ... and gives the toolsets' descriptions only if all fit in this
 _READS = {
     "readOnlyHint": True,
     "destructiveHint": False,
@@ -250,19 +251,31 @@ class Catalog:
         )
         if not counts:
             return head
-        parts, size = [], wire_bytes(head)
+        shown, rest = self._overview(counts, OVERVIEW_BYTES - wire_bytes(head))
+        more = f"; and {rest} smaller toolsets" if rest else ""
+        return f"{head} Toolsets (pass one as `toolset` to search or list only it): {shown}{more}."
+
+    def _overview(self, counts: Mapping[str, int], budget: int) -> tuple[str, int]:
+        """The toolsets, largest first, as fully as `budget` bytes allow: each with its count and the
+        start of its description while they all fit in DESCRIBED_OVERVIEW_BYTES; else each with its
+        count (a whole map of the API beats half of it described); else the largest that fit. The
+        text, and how many toolsets it leaves out."""
         ordered = sorted(counts.items(), key=lambda item: -item[1])
+        described = [f"{name} ({count}{self._blurb(name)})" for name, count in ordered]
+        if wire_bytes("; ".join(described)) <= min(budget, DESCRIBED_OVERVIEW_BYTES):
+            return "; ".join(described), 0
+        parts: list[str] = []
+        size = -len("; ")
         for name, count in ordered:
-            words = one_line(str(self.toolsets[name].get("description") or ""), 60)
-            part = f"{name} ({count}{': ' + words if words else ''})"
-            if size + wire_bytes(part) > OVERVIEW_BYTES:
+            size += len("; ") + wire_bytes(part := f"{name} ({count})")
+            if size > budget:
                 break
             parts.append(part)
-            size += wire_bytes(part) + 2
-        rest = len(ordered) - len(parts)
-        more = f"; and {rest} smaller toolsets" if rest else ""
-        toolsets = f"Toolsets (pass one as `toolset` to search or list only it): {'; '.join(parts)}"
-        return f"{head} {toolsets}{more}."
+        return "; ".join(parts), len(ordered) - len(parts)
+
+    def _blurb(self, toolset: str) -> str:
+        words = one_line(str(self.toolsets[toolset].get("description") or ""), 60)
+        return f": {words}" if words else ""
 
     def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         toolset = arguments.get("toolset")

@@ -29,6 +29,8 @@ json_path = trim.json_path
 
 Errors = cf.Errors  # jsonschema's errors of a value against the tool's output schema
 ERROR_BODY_CHARS = 2_000  # body text kept in an HTTP error result
+# _meta: the result's JSON is the API's answer put in {"result": ...} (no object, or the tool wraps it)
+FRAMED = "openapi2mcp/framed"
 SUCCEEDED = "Note: the API call succeeded "  # an isError only because the data deviates (succeeded)
 _MAX_PROBLEMS = 8
 _DENIED = "The credentials set for this MCP server are missing, wrong or not allowed this."
@@ -113,10 +115,11 @@ def tool_result(
                 + answer.text()[:500]
             )
         structured = _frame(value, wrapped, errors is not None)
+        framed = structured is not value
         text = to_json(structured)
         if fit and (trimmed := trim.trim_json(structured, text, fit)):
-            return _success(answer, trimmed.text, trimmed.value, "", errors, trimmed)
-        return _success(answer, text, structured, "", errors)
+            return _success(answer, trimmed.text, trimmed.value, "", errors, trimmed, framed)
+        return _success(answer, text, structured, "", errors, framed=framed)
     body_cut = (
         trim.BodyCut(answer.omitted, answer.omitted_at_least, cut_hint) if answer.omitted else None
     )
@@ -183,12 +186,16 @@ def _success(
     not_json: str,
     errors: Errors | None,
     trimmed: trim.Trimmed | None = None,
+    framed: bool = False,
 ) -> types.CallToolResult:
     """`data` is the answer's value as framed (None: no value), `not_json` "" for JSON, else why the
-    data is not JSON; a `trimmed` result has its note as a second block and its `_meta`."""
+    data is not JSON; a `trimmed` result has its note as a second block and its `_meta`, a `framed`
+    one (the API's JSON put in `{"result": ...}`) the FRAMED key."""
     block = types.TextContent(text=shown) if isinstance(shown, str) else shown
     blocks: list[types.ContentBlock] = [block]
     meta = dict(trimmed.meta) if trimmed else {}
+    if framed:
+        meta[FRAMED] = True
     if trimmed:
         blocks.append(types.TextContent(text=trimmed.note))
     if errors is None:

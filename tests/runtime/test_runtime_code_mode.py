@@ -146,6 +146,36 @@ async def test_a_program_calls_the_api_and_only_its_result_comes_back(code: Make
     assert [(r.method, r.path) for r in upstream.requests] == [("GET", "/api/v1/pets")]
 
 
+@pytest.mark.parametrize(
+    ("body", "value", "framed"),
+    [
+        (b"5", 5, True),
+        (b'["a", 1]', ["a", 1], True),
+        (b'{"result": 5}', {"result": 5}, False),  # the API's own `result` key is kept
+        (b'{"result": {"id": 1}}', {"result": {"id": 1}}, False),
+    ],
+)
+async def test_a_program_gets_the_apis_json_whatever_its_root(
+    make_runtime: Make, upstream: Upstream, body: bytes, value: Any, framed: bool
+) -> None:
+    """A tool without an output schema: a root that is no object comes framed as {"result": ...}
+    (its _meta says so), and the program gets the API's JSON back, framed or not."""
+    upstream.responder = lambda request: Reply(200, body)
+    made = tool_data(tool("status", "GET", "/status"))
+    direct = await call(make_runtime(made, env={"T_MODE": "static"}), "status", {})
+    assert json.loads(text_of(direct)) == ({"result": value} if framed else value)
+    assert (direct.meta or {}).get("openapi2mcp/framed", False) is framed
+    result = await run(make_runtime(made, env={"T_MODE": "code"}), "import api\napi.status()")
+    assert result.structured_content == {"result": value, "printed": "", "calls": 1}, text_of(result)
+
+
+async def test_a_typed_tools_result_key_is_the_apis_own(code: Make, upstream: Upstream) -> None:
+    """getPet's output schema is an object: an answer {"result": 7} deviates from it, and is no frame."""
+    upstream.responder = lambda request: Reply(200, b'{"result": 7}')
+    result = await run(code(), "import api\napi.getPet(id=1)")
+    assert result.structured_content == {"result": {"result": 7}, "printed": "", "calls": 1}, text_of(result)
+
+
 async def test_prints_are_the_result_when_there_is_no_last_expression(code: Make) -> None:
     result = await run(code(), "import api\nfor p in api.listPets()[:2]:\n    print(p['id'])")
     assert result.structured_content == {"result": None, "printed": "1\n2\n", "calls": 1}

@@ -105,21 +105,51 @@ async def test_the_meta_tools_as_listed(make: Make) -> None:
     assert "(2)" in read_only[0]["description"] and "Read-only" in read_only[0]["description"]
 
 
-def test_the_toolsets_overview_is_measured_in_the_bytes_sent(tmp_path: Path) -> None:
-    """Toolsets described in Japanese (3 UTF-8 bytes a character) and with quotes (escaped in JSON):
-    the overview stops at 3,000 bytes, not characters, so the list stays within issue 15's 8,000."""
-    made = tool_data(*(tool(f"op{number}", "GET", f"/t{number}") for number in range(200)))
-    described = "ペットに関するすべての操作を一覧表示し、作成し、更新し、削除します" + '"' * 10
-    toolset = {"count": 1, "default": True, "description": described}
-    made["toolsets"] = {f"set{number}": toolset for number in range(200)}
-    for number in range(200):
-        made["routes"][f"op{number}"]["toolset"] = f"set{number}"
+def listed_with_toolsets(tmp_path: Path, names: list[str], description: str) -> list[dict[str, Any]]:
+    """The dynamic tools/list of an API with one tool in each of the toolsets `names`."""
+    made = tool_data(*(tool(f"op{number}", "GET", f"/t{number}") for number in range(len(names))))
+    made["toolsets"] = {name: {"count": 1, "default": True, "description": description} for name in names}
+    for number, name in enumerate(names):
+        made["routes"][f"op{number}"]["toolset"] = name
     environment = {"T_BASE_URL": "http://127.0.0.1:9", "T_MODE": "dynamic"}
     settings = runtime.Settings.from_env(environment, prefix="T")
-    listed = runtime.ToolRuntime(made, settings, None, tmp_path).list_tools_result()["tools"]
-    overview = listed[0]["description"].split("only it): ", 1)[1]
-    sent = len(json.dumps(overview, ensure_ascii=False).encode()) - 2
-    assert 2_500 < sent <= 3_000 and overview.endswith(" smaller toolsets.")
+    listed: list[dict[str, Any]] = runtime.ToolRuntime(made, settings, None, tmp_path).list_tools_result()[
+        "tools"
+    ]
+    return listed
+
+
+def overview_of(listed: list[dict[str, Any]]) -> str:
+    return str(listed[0]["description"]).split("only it): ", 1)[1]
+
+
+def sent_bytes(text: str) -> int:
+    return len(json.dumps(text, ensure_ascii=False).encode()) - 2
+
+
+JAPANESE = "ペットに関するすべての操作を一覧表示し、作成し、更新し、削除します" + '"' * 10
+
+
+def test_the_toolsets_are_described_only_while_every_one_fits(tmp_path: Path) -> None:
+    """Ten toolsets described in Japanese (3 UTF-8 bytes a character, a quote 2 in JSON): 550
+    characters, but over 1,200 bytes as sent, so the overview names each with its count instead."""
+    names = [f"set{number}" for number in range(10)]
+    assert overview_of(listed_with_toolsets(tmp_path, names[:5], JAPANESE)).count("ペット") == 5
+    overview = overview_of(listed_with_toolsets(tmp_path, names, JAPANESE))
+    assert overview == "; ".join(f"{name} (1)" for name in names) + "."
+
+
+def test_the_toolsets_overview_is_measured_in_the_bytes_sent(tmp_path: Path) -> None:
+    """400 toolsets named in Japanese: the overview names the largest that fit in 3,000 bytes (not
+    characters), so the list stays within issue 15's 8,000."""
+    names = [f"ペット{number:03}" for number in range(400)]
+    listed = listed_with_toolsets(tmp_path, names, JAPANESE)
+    overview = overview_of(listed)
+    shown = overview.split("; and ", 1)[0].split("; ")
+    assert shown == [f"{name} (1)" for name in names[: len(shown)]]
+    budget = 3_000 - sent_bytes(listed[0]["description"].split(" Toolsets")[0])
+    assert sent_bytes("; ".join(shown)) <= budget < sent_bytes("; ".join(shown[:1] * (len(shown) + 1)))
+    assert overview.endswith(f"; and {400 - len(shown)} smaller toolsets.")
     assert len(json.dumps({"tools": listed}, separators=(",", ":"), ensure_ascii=False).encode()) <= 8_000
 
 

@@ -392,14 +392,14 @@ async def test_a_long_list_is_a_trimmed_success_with_the_same_json_as_text(
     )
     assert result.meta == meta(
         35_792, 1998, 3000, arrays=[("$.result", 59, 1000)], paging=["per_page", "starting_after"]
-    ) | {"openapi2mcp/attempts": 1}
+    ) | {"openapi2mcp/attempts": 1, "openapi2mcp/framed": True}
 
 
 async def test_a_result_within_the_limit_has_no_note(make_runtime: Make, upstream: Upstream) -> None:
     upstream.reply(body=json.dumps(ITEMS[:10]))
     result = await call(make_runtime(TOOLS, LIMIT), "listItems", {})
     assert [block.text for block in result.content] == [serialize.to_json({"result": ITEMS[:10]})]
-    assert result.meta == {"openapi2mcp/attempts": 1}
+    assert result.meta == {"openapi2mcp/attempts": 1, "openapi2mcp/framed": True}
 
 
 async def test_a_list_cut_at_the_byte_cap_is_the_items_read_and_a_success(
