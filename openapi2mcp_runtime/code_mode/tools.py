@@ -101,21 +101,26 @@ class CodeTools:
         return self.search(arguments, view) if name == mt.SEARCH else self.describe(arguments, view)
 
     def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
-        """search_tools: what dynamic mode finds, each tool as its function and one line (its
-        title, hints and arguments are the stub's, from describe_tools)."""
+        """search_tools: what dynamic mode finds, each tool as its name and one line, and its
+        function when that is not api.<name> (its title, hints and arguments are the stub's, from
+        describe_tools)."""
         found = self.catalog.search(arguments, view)
         if found.is_error or found.structured_content is None:
             return found
         tools = [
             {
                 "name": tool["name"],
-                "function": f"api.{self.names[tool['name']]}",
+                **self._function_if_renamed(tool["name"]),
                 "description": tool["description"],
                 **({"toolset": tool["toolset"]} if "toolset" in tool else {}),
             }
             for tool in found.structured_content["tools"]
         ]
         return mt.structured({"tools": tools, "total": found.structured_content["total"]})
+
+    def _function_if_renamed(self, name: str) -> dict[str, str]:
+        function = self.names[name]
+        return {} if function == name else {"function": f"api.{function}"}
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         """Each tool named: its name, function, annotations (but the title, which the docstring

@@ -52,8 +52,13 @@ _FOUND = _object(
     ["name", "description"],
 )
 CODE_FOUND = _object(  # a tool search_tools finds in code mode (its title and hints are the stub's)
-    {"name": _STRING, "function": _STRING, "description": _STRING, "toolset": _STRING},
-    ["name", "function", "description"],
+    {
+        "name": _STRING,
+        "function": {**_STRING, "description": "api.<its Python name>, when that is not its name"},
+        "description": _STRING,
+        "toolset": _STRING,
+    },
+    ["name", "description"],
 )
 _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     SEARCH: (

@@ -104,27 +104,34 @@ async def test_code_mode_lists_search_describe_and_run_code(code: Make) -> None:
     assert read_only[2]["annotations"]["readOnlyHint"] is True
 
 
-async def test_search_tools_gives_each_tool_found_as_its_function_and_one_line(
+async def test_search_tools_gives_each_tool_found_as_its_name_and_one_line(
     upstream: Upstream, tmp_path: Path
 ) -> None:
+    """A tool's function is api.<its name>; search_tools says it only for a tool renamed in Python."""
     made = data()
+    wire, made["routes"]["list-toys"] = tool("list-toys", "GET", "/toys")
+    made["tools"].append(wire)
     documents = [(wire["name"], None, {"name": wire["name"], "path": "/pets"}) for wire in made["tools"]]
     (tmp_path / "search_index.json").write_text(search.index_text(search.build_index(documents)))
     env = {"T_MODE": "code", "T_BASE_URL": upstream.url}
     tools = runtime.ToolRuntime(made, runtime.Settings.from_env(env, prefix="T"), None, tmp_path)
     try:
         result = await call(tools, "search_tools", {"query": "deletePet", "limit": 1})
+        renamed = await call(tools, "search_tools", {"query": "list-toys", "limit": 1})
         listed = tools.list_tools_result()["tools"][0]
     finally:
         await tools.aclose()
     assert result.structured_content == {
-        "tools": [{"name": "deletePet", "function": "api.deletePet", "description": "DELETE /pets/{id}"}],
-        "total": 4,
+        "tools": [{"name": "deletePet", "description": "DELETE /pets/{id}"}],
+        "total": 5,
     }
+    assert renamed.structured_content["tools"] == [
+        {"name": "list-toys", "function": "api.list_toys", "description": "GET /toys"}
+    ]
     found = listed["outputSchema"]["properties"]["tools"]["items"]  # what a validating client checks
     assert (sorted(found["properties"]), found["required"]) == (
         ["description", "function", "name", "toolset"],
-        ["name", "function", "description"],
+        ["name", "description"],
     )
 
 
