@@ -37,6 +37,7 @@ from openapi2mcp.schemas.keywords import (
     with_null,
 )
 from openapi2mcp.schemas.merge import AllOfMerger, Pieces
+from openapi2mcp.schemas.prose import plain_links
 from openapi2mcp.schemas.refs import OverBudget, RefPath
 
 
@@ -223,7 +224,10 @@ class ConversionEngine:
         level = int(self._out and ("properties" in node or "object" in types))
         if level and self._level >= self._depth:
             description = node.get("description")
-            return ({"description": shorten(description)} if isinstance(description, str) else {}), nullable
+            described = (
+                {"description": shorten(plain_links(description))} if isinstance(description, str) else {}
+            )
+            return described, nullable
         self._level += level
         try:
             out = self._keywords(node, pointer)
@@ -245,7 +249,8 @@ class ConversionEngine:
                 continue
             elif key in CHECKS and not (key == "format" and raw in ("binary", "byte")):
                 if CHECKS[key](raw):
-                    out[key] = shorten(raw) if self._out else raw
+                    value = plain_links(raw) if key == "description" else raw
+                    out[key] = shorten(value) if self._out else value
                 else:
                     self.warn(join(pointer, key), f"invalid value {raw!r} for {key}; it is dropped")
             elif key in LOCATED:

@@ -21,6 +21,7 @@ from openapi2mcp.diagnostics import SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import BodyKind
 from openapi2mcp.schemas.keywords import as_list
+from openapi2mcp.schemas.prose import plain_links
 
 FORM = "application/x-www-form-urlencoded"
 MULTIPART = "multipart/form-data"
@@ -89,7 +90,7 @@ def choose_body(raw: Any, pointer: str, resolver: Resolver) -> RawBody | None:
     kind = media_kind(media_type)
     if schema is None:
         schema = dict(BINARY) if kind == "binary" else {}
-    description = str(node.get("description") or "")
+    description = plain_links(str(node.get("description") or ""))
     schema = _string_argument(schema, schema_pointer, kind, media_type, description, resolver)
     encoding = media.get("encoding")
     return RawBody(
@@ -170,7 +171,7 @@ def _is_string_schema(node: dict[str, Any]) -> bool:
 
 def _description(node: Any) -> str:
     description = node.get("description") if isinstance(node, dict) else None
-    return description.strip() if isinstance(description, str) else ""
+    return plain_links(description.strip()) if isinstance(description, str) else ""
 
 
 def _document_name(media_type: str) -> str:

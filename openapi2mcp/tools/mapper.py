@@ -12,6 +12,7 @@ from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import ApiModel, GeneratorOptions, Icon, SecurityScheme, Tool, ToolOverride
 from openapi2mcp.schemas.converter import SchemaConverter
+from openapi2mcp.schemas.prose import plain_links
 from openapi2mcp.tools.hints import annotations_for
 from openapi2mcp.tools.icons import api_icons
 from openapi2mcp.tools.inputs import build_inputs
@@ -228,7 +229,9 @@ def _description(
         parts = [override.strip()]
     else:
         detail = operation.get("description")
-        parts = [part for part in (summary, detail.strip() if isinstance(detail, str) else "") if part]
+        parts = [
+            plain_links(part) for part in (summary, detail.strip() if isinstance(detail, str) else "") if part
+        ]
         if len(parts) == 2 and parts[1].startswith(parts[0]):
             parts = [parts[1]]
     text = "\n\n".join(parts)

@@ -9,6 +9,7 @@ from typing import Any, cast
 from openapi2mcp.diagnostics import Diagnostics, SpecError, pointer_join
 from openapi2mcp.load.refs import Resolver
 from openapi2mcp.model import Location, Parameter
+from openapi2mcp.schemas.prose import plain_links
 
 PARAMETER_LOCATIONS = ("path", "query", "header", "cookie")
 _DEFAULT_STYLE = {"path": "simple", "query": "form", "header": "simple", "cookie": "form"}
@@ -123,7 +124,7 @@ def _parameter(raw: Any, pointer: str, resolver: Resolver, diagnostics: Diagnost
         content_type=content_type,
         schema=schema,
         schema_pointer=schema_pointer,
-        description=str(node.get("description") or ""),
+        description=plain_links(str(node.get("description") or "")),
         deprecated=node.get("deprecated") is True,
         allow_empty_value=location == "query" and node.get("allowEmptyValue") is True,
     )

@@ -25,6 +25,7 @@ from typing import Any
 
 from openapi2mcp.diagnostics import Diagnostics, pointer_join
 from openapi2mcp.model import Tool, ToolOverride, Toolset
+from openapi2mcp.schemas.prose import plain_links
 from openapi2mcp.tools.selectors import POINTER, Operation, SelectorError, parse
 
 UNTAGGED = "untagged"
@@ -139,5 +140,5 @@ def _tag_descriptions(document: dict[str, Any]) -> dict[str, str]:
             continue
         name, description = tag_toolset(tag["name"]), tag.get("description")
         if name is not None and name not in found and isinstance(description, str) and description.strip():
-            found[name] = " ".join(description.split())
+            found[name] = " ".join(plain_links(description).split())
     return found
