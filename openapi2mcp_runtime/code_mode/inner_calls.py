@@ -93,7 +93,12 @@ def value_of(result: types.CallToolResult) -> Any:
         value = json.loads(texts[0])
     except ValueError:
         return texts[0]
-    return value["result"] if (result.meta or {}).get(res.FRAMED) else value
+    framed = (
+        (result.meta or {}).get(res.FRAMED)
+        and isinstance(value, dict)
+        and value.keys() == {"result"}
+    )
+    return value["result"] if framed else value  # (an after_result hook may have changed a frame)
 
 
 def error_of(tool: str, result: types.CallToolResult) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import anyio
 import mcp.types as types
 
+from ..results import responses as res
 from ..settings import ConfigError
 from . import api as hk
 
@@ -146,7 +147,10 @@ async def run_tool(tool: hk.UserTool, call: hk.Call) -> types.CallToolResult:
         else:
             value = await anyio.to_thread.run_sync(tool.function, *args)
             value = await value if inspect.isawaitable(value) else value
-        return hk.Result.of(value).to_mcp()
+        result = hk.Result.of(value).to_mcp()
+        if not isinstance(value, hk.Result | dict | str):  # Result.of put it in {"result": ...}
+            result = result.model_copy(update={"meta": {res.FRAMED: True}})
+        return result
 
 
 def load_hooks(package: str | None) -> hk.Hooks:

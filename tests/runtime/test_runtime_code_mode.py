@@ -17,6 +17,7 @@ import pytest
 from openapi2mcp_runtime import settings as runtime_settings
 from openapi2mcp_runtime import tool_runtime as runtime
 from openapi2mcp_runtime.discovery import search
+from openapi2mcp_runtime.hooks.api import Hooks
 from openapi2mcp_runtime.settings import ConfigError
 
 from .conftest import Make, Recorded, Reply, Upstream, call, mcp_server, param, text_of, tool, tool_data
@@ -174,6 +175,23 @@ async def test_a_program_gets_the_apis_json_whatever_its_root(
     assert (direct.meta or {}).get("openapi2mcp/framed", False) is framed
     result = await run(make_runtime(made, env={"T_MODE": "code"}), "import api\napi.status()")
     assert result.structured_content == {"result": value, "printed": "", "calls": 1}, text_of(result)
+
+
+async def test_a_program_gets_a_user_tools_value_and_a_hooks_changed_frame(
+    make_runtime: Make, upstream: Upstream
+) -> None:
+    """hooks.py: a tool of the user's returning a list (framed by the server), and an after_result
+    hook that turns a framed answer into an object of its own: the program gets each as made."""
+    upstream.responder = lambda request: Reply(200, b"5")
+    hooks = Hooks()
+    hooks.tool(name="numbers")(lambda arguments: [1, 2])
+    hooks.after_result("count")(lambda call_, result: setattr(result, "data", {"n": result.data["result"]}))
+    made = tool_data(tool("status", "GET", "/status"), tool("count", "GET", "/count"))
+    tools = make_runtime(made, env={"T_MODE": "code"}, hooks=hooks)
+    result = await run(tools, "import api\n[api.numbers(), api.status(), api.count()]")
+    assert result.structured_content == {"result": [[1, 2], 5, {"n": 5}], "printed": "", "calls": 3}, text_of(
+        result
+    )
 
 
 async def test_a_typed_tools_result_key_is_the_apis_own(code: Make, upstream: Upstream) -> None:
