@@ -140,7 +140,7 @@ def _map_operation(
     operation_id = operation.get("operationId") if isinstance(operation.get("operationId"), str) else None
     choice = _name_choice(ref, x_mcp.get("name"), operation_id, options)
     name = choice.names[0]
-    summary = _text(operation.get("summary"))
+    summary = plain_links(_text(operation.get("summary")))
     title = _text(x_mcp.get("title")) or summary or humanize(name)
     raw_security = operation["security"] if "security" in operation else context.document.get("security")
     security_pointer = pointer_join(ref.pointer, "security")
@@ -230,7 +230,7 @@ def _description(
     else:
         detail = operation.get("description")
         parts = [
-            plain_links(part) for part in (summary, detail.strip() if isinstance(detail, str) else "") if part
+            part for part in (summary, plain_links(detail.strip()) if isinstance(detail, str) else "") if part
         ]
         if len(parts) == 2 and parts[1].startswith(parts[0]):
             parts = [parts[1]]

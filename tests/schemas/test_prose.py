@@ -54,7 +54,7 @@ def test_every_description_a_tool_carries_loses_its_relative_targets() -> None:
                 "post": {
                     "operationId": "addItem",
                     "tags": ["items"],
-                    "summary": "Add an item",
+                    "summary": "Add an [item](/docs/items)",
                     "description": linked,
                     "parameters": [
                         {"name": "dry", "in": "query", "description": linked, "schema": {"type": "boolean"}}
@@ -76,6 +76,7 @@ def test_every_description_a_tool_carries_loses_its_relative_targets() -> None:
     options = GeneratorOptions(dist_name="t", env_prefix="T")
     data = tool_data(map_document(document, options, Diagnostics()), options, generator="g")
     item_tool, note_tool = data["tools"]
+    assert item_tool["title"] == "Add an item"
     assert item_tool["description"] == f"Add an item\n\n{kept}\n\nHTTP: POST /items"
     assert item_tool["inputSchema"]["properties"]["dry"]["description"] == kept
     assert item_tool["inputSchema"]["properties"]["id"]["description"] == kept
