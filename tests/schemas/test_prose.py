@@ -34,6 +34,14 @@ def test_a_relative_link_keeps_its_text_and_an_absolute_one_stays(text: str, pla
     assert plain_links(text) == (text if plain is None else plain)
 
 
+@pytest.mark.timeout(20)  # a gross guard: each takes well under a second; a backtracking pattern never ends
+@pytest.mark.parametrize("unit", ['<a href="x">', '<a href="', "[a](", "![", "[x](("])
+def test_a_hostile_description_is_read_in_one_pass(unit: str) -> None:
+    """100,000 links that never close (the first form of the HTML pattern took 20 s for 500)."""
+    text = unit * 100_000
+    assert plain_links(text) == text
+
+
 def test_every_description_a_tool_carries_loses_its_relative_targets() -> None:
     linked = "Read [the concepts](../concepts#ids) or [the site](https://example.com/x)."
     kept = "Read the concepts or [the site](https://example.com/x)."
