@@ -297,15 +297,19 @@ class Catalog:
         return structured({"tools": found, "total": total})
 
     def _found(self, name: str) -> dict[str, Any]:
+        """A tool found: its name, title (unless the one-line description or the name says it
+        already: the summary usually is both), description, toolset and hints (without their
+        title, the title again)."""
         tool = self.tools[name]
-        entry = {
-            "name": name,
-            "title": tool.get("title") or name,
-            "description": one_line(str(tool.get("description") or "")),
-        }
+        annotations = tool.get("annotations") or {}
+        title = tool.get("title") or annotations.get("title") or name
+        hints = {key: value for key, value in annotations.items() if key != "title"}
+        description = one_line(str(tool.get("description") or ""))
+        entry = {"name": name, **({"title": title} if title not in (description, name) else {})}
+        entry["description"] = description
         if (toolset := self.toolset_of.get(name)) is not None:
             entry["toolset"] = toolset
-        return entry | {"annotations": tool.get("annotations") or {}}
+        return entry | {"annotations": hints}
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         names = list(dict.fromkeys(arguments["names"]))

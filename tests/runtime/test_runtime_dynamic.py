@@ -170,6 +170,39 @@ async def test_search_tools_by_toolset_and_by_name(make: Make, tmp_path: Path) -
     assert typo.content[0].text == "Unknown toolset 'pet' (did you mean pets?); toolsets: pets, store"
 
 
+async def test_a_tool_found_says_its_title_once_and_only_when_it_adds_to_the_line(tmp_path: Path) -> None:
+    """The summary is usually the title, the description's first line and the annotations' title:
+    a tool found gives it once, as its description."""
+    made = data()
+    listed, created = made["tools"][0], made["tools"][1]
+    listed.update(title="List pets", description="List pets\n\nAll of them, a page at a time.")
+    created.update(title="Add a pet", description="POST /pets, with the pet as the body")
+    listed["annotations"]["title"], created["annotations"]["title"] = "List pets", "Add a pet"
+    documents = [(name, toolset, {"name": name, "path": f"/{name}"}) for name, _, toolset in TOOLS]
+    (tmp_path / "search_index.json").write_text(search.index_text(search.build_index(documents)), "utf-8")
+    environment = {"T_BASE_URL": "http://127.0.0.1:9", "T_MODE": "dynamic"}
+    tools = runtime.ToolRuntime(made, runtime.Settings.from_env(environment, prefix="T"), None, tmp_path)
+    try:
+        found = await call(tools, "search_tools", {"query": "", "toolset": "pets"})
+    finally:
+        await tools.aclose()
+    assert found.structured_content["tools"] == [
+        {
+            "name": "listPets",
+            "description": "List pets",
+            "toolset": "pets",
+            "annotations": {"readOnlyHint": True},
+        },
+        {
+            "name": "createPet",
+            "title": "Add a pet",
+            "description": "POST /pets, with the pet as the body",
+            "toolset": "pets",
+            "annotations": {"readOnlyHint": False},
+        },
+    ]
+
+
 async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Make) -> None:
     tools = make(T_MODE="dynamic")
     described = await call(tools, "describe_tools", {"names": ["listPets", "getStore", "listPets"]})
