@@ -121,8 +121,12 @@ def _escaped(text: str) -> str:
 
 def _cut(text: str, limit: int) -> str:
     """`text` on one line, cut at a word before `limit` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rsplit(" ", 1)[0].rstrip(",.;:") + "…"
+    return shortened(" ".join(text.split()), limit)
+
+
+def shortened(text: str, limit: int) -> str:
+    """`text` (its lines kept) cut at a word before `limit` characters, an ellipsis marking a cut."""
+    return text if len(text) <= limit else text[: limit - 1].rsplit(None, 1)[0].rstrip(",.;:") + "…"
 
 
 def filled(text: str, name_of: Callable[[int], str]) -> str:

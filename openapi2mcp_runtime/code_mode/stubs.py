@@ -37,7 +37,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .stub_text import Argument, class_text, def_text, identifier, unique, unique_names
+from .stub_text import (
+    Argument,
+    class_text,
+    def_text,
+    identifier,
+    shortened,
+    unique,
+    unique_names,
+)
 from .stub_types import (
     HOLE,
     Limits,
@@ -212,7 +220,7 @@ def _fitted(tool: Mapping[str, Any], name: str) -> _Draft:
     if isinstance(told, str) and len(told) > DESCRIPTION_CHARS:
         if (draft := _fits(tool, name, STAGES[0])) is not None:
             return draft
-        tool = {**tool, "description": _shortened(told, DESCRIPTION_CHARS)}
+        tool = {**tool, "description": shortened(told, DESCRIPTION_CHARS)}
     for limits in STAGES[:-1]:
         if (draft := _fits(tool, name, limits)) is not None:
             return draft
@@ -228,11 +236,6 @@ def _fits(tool: Mapping[str, Any], name: str, limits: Limits) -> _Draft | None:
     except TooLarge:
         return None
     return draft if _size(draft) <= STUB_CHARS else None
-
-
-def _shortened(text: str, limit: int) -> str:
-    """`text` (its lines kept) cut at a space before `limit` characters."""
-    return text[: limit - 1].rsplit(None, 1)[0].rstrip(",.;:") + "…"
 
 
 def _size(draft: _Draft) -> int:
