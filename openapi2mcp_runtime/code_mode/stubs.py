@@ -17,8 +17,13 @@ Decisions:
   is a TypedDict named after its definition, any other after the function and its path
   (`CreatePetOwner`, `...Item` for array items, `...Value` for map values, `...Result` for the
   return). Identical definitions share a name (compared as graphs, so recursion is fine), different
-  ones get `_2`, `_3`... A TypedDict whose keys would not work as class attributes (not identifiers,
-  keywords, or a name its types use: `str: int` would retype `name: str`) is written functionally.
+  ones get `_2`, `_3`... A TypedDict the same as one written before but for its wanted name (an
+  incident listed and the incident an update returns) is written as an alias of it in
+  describe_tools' answer (`UpdateIncidentResultIncident = ListIncidentsResultIncidentsItem`): each
+  keeps a name that says where it is, and the reader sees it is the same. The module the type
+  checker reads writes each in full, so that its messages name a function's own types. A
+  TypedDict whose keys would not work as class attributes (not identifiers, keywords, or a name
+  its types use: `str: int` would retype `name: str`) is written functionally.
 - Size: TypedDicts nest at most 4 levels (deeper objects are `dict[str, Any]`), and a function's
   snippet (its TypedDicts and its def with the docstring, as describe_tools gives it) stays within
   `STUB_CHARS`: past it, a tool description of over `DESCRIPTION_CHARS` is cut to that first
@@ -115,13 +120,7 @@ def module_stub(
     """The `api` module's stub for these tools, in their order (`names`: their function names,
     from function_names; else made here, a function giving way to a TypedDict of its name)."""
     built = _Built(tools, names)
-    blocks, written = [], set[str]()
-    for index in range(len(tools)):
-        classes = built.classes(index)
-        blocks += [text for name, text in classes if name not in written]
-        written.update(name for name, _ in classes)
-        blocks.append(built.function(index))
-    body = "".join(f"\n{block}\n" for block in blocks)
+    body = "".join(f"\n{block}\n" for block in built.blocks(aliases=False))
     imports = [name for name in TYPING if name in ("Any", "TypedDict") or f"{name}[" in body]
     functions = {
         draft.name: Function(draft.name, draft.tool, draft.keywords) for draft in built.drafts
@@ -129,18 +128,15 @@ def module_stub(
     return Module(HEADER.format(imports=", ".join(imports)) + body, functions)
 
 
-def tool_stubs(
-    tools: Sequence[Mapping[str, Any]], names: Mapping[str, str] | None = None
-) -> dict[str, str]:
-    """Per tool name: its function's stub with the types it uses (a self-contained snippet without
-    the module header), for describe_tools; the names are module_stub's."""
-    built = _Built(tools, names)
-    return {
-        draft.tool: "\n\n".join(
-            [*(text for _, text in built.classes(index)), built.function(index)]
-        )
-        for index, draft in enumerate(built.drafts)
-    }
+def described(
+    tools: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> str:
+    """describe_tools' answer: the tools' TypedDicts and functions as module_stub writes them
+    (without its header), but a TypedDict the same as one written before is an alias of it; each
+    function after its note as a comment (none for '' or past `notes`)."""
+    return "\n\n".join(_Built(tools, names).blocks(notes, aliases=True))
 
 
 @dataclass(frozen=True)
@@ -185,26 +181,42 @@ class _Built:
                 _fitted(tool, given[name]) for tool, name in zip(tools, tool_names, strict=True)
             ]
             self.names = _class_names(self.drafts, {*RESERVED, *given.values()})
-            return
+        else:
+            self._name_drafts(tools, tool_names)
+
+    def _name_drafts(self, tools: Sequence[Mapping[str, Any]], tool_names: list[str]) -> None:
+        """Each tool's function and TypedDicts named here: a function named like a TypedDict gives
+        way."""
         wanted = unique_names(tool_names, set(RESERVED), True)
         drafts = [_fitted(tool, name) for tool, name in zip(tools, wanted, strict=True)]
         self.names = _class_names(drafts, set(RESERVED))
         classes = set(self.names.values())
-        taken = classes | set(wanted)  # a function named like a TypedDict gives way
+        taken = classes | set(wanted)
         self.drafts = [
             replace(draft, name=unique(draft.name, taken)) if draft.name in classes else draft
             for draft in drafts
         ]
 
-    def classes(self, index: int) -> list[tuple[str, str]]:
-        """The TypedDicts function `index` uses: (name, text), each once."""
-        draft, found = self.drafts[index], dict[str, str]()
-        for shape in draft.reachable():
-            name = self.names[index, shape]
-            found.setdefault(
-                name, class_text(name, draft.shapes[shape].fields, self.name_of(index))
-            )
-        return list(found.items())
+    def blocks(self, notes: Sequence[str] = (), aliases: bool = False) -> list[str]:
+        """The module's body: before each function, the TypedDicts it uses not written yet (with
+        `aliases`, one the same as a TypedDict written but for its name as an alias of it), and
+        its note."""
+        twins = _equivalent(self.drafts, _reachable(self.drafts), False) if aliases else None
+        blocks, written, first = [], set[str](), dict[int, str]()
+        for index, draft in enumerate(self.drafts):
+            for shape in draft.reachable():
+                if (name := self.names[index, shape]) in written:
+                    continue
+                written.add(name)
+                canonical = name if twins is None else first.setdefault(twins[index, shape], name)
+                if canonical != name:
+                    blocks.append(f"{name} = {canonical}")
+                else:
+                    fields = draft.shapes[shape].fields
+                    blocks.append(class_text(name, fields, self.name_of(index)))
+            note = notes[index] if index < len(notes) else ""
+            blocks.append(f"# {note}\n{self.function(index)}" if note else self.function(index))
+        return blocks
 
     def function(self, index: int) -> str:
         return _def_text(self.drafts[index], self.name_of(index))
@@ -274,33 +286,46 @@ def _draft(tool: Mapping[str, Any], name: str, limits: Limits, made: Made) -> _D
     )
 
 
-def _class_names(drafts: Sequence[_Draft], taken: set[str]) -> dict[tuple[int, int], str]:
-    """A name for each TypedDict used, by (function, index): equivalent ones (same wanted name, same
-    keys, same types, refining until stable: a partition of the graph) share it."""
-    keys = [
+def _reachable(drafts: Sequence[_Draft]) -> list[tuple[int, int]]:
+    """Every TypedDict the functions use, as (function, index)."""
+    return [
         (function, index) for function, draft in enumerate(drafts) for index in draft.reachable()
     ]
+
+
+def _class_names(drafts: Sequence[_Draft], taken: set[str]) -> dict[tuple[int, int], str]:
+    """A name for each TypedDict used, by (function, index): equivalent ones with the same wanted
+    name share it."""
+    keys = _reachable(drafts)
+    classes = _equivalent(drafts, keys, by_name=True)
+    named: dict[int, str] = {}
+    for function, index in keys:
+        number = classes[function, index]
+        if number not in named:
+            wanted = identifier(drafts[function].shapes[index].base, RESERVED, True)
+            named[number] = unique(wanted, taken)
+    return {key: named[classes[key]] for key in keys}
+
+
+def _equivalent(
+    drafts: Sequence[_Draft], keys: Sequence[tuple[int, int]], by_name: bool
+) -> dict[tuple[int, int], int]:
+    """The TypedDicts `keys` numbered so that equivalent ones (same keys, same types; with `by_name`,
+    the same wanted name too) share a number: a partition of the graph, refined until stable."""
     classes, count = dict.fromkeys(keys, 0), 1
 
     def signature(key: tuple[int, int]) -> tuple[Any, ...]:
         shape = drafts[key[0]].shapes[key[1]]
         refer = lambda match: f"\x00{classes[key[0], int(match.group(1))]}\x00"  # noqa: E731
         fields = tuple((k, HOLE.sub(refer, text), required) for k, text, required in shape.fields)
-        return classes[key], shape.base, fields
+        return classes[key], shape.base if by_name else "", fields
 
     while True:
         numbers: dict[tuple[Any, ...], int] = {}
         refined = {key: numbers.setdefault(signature(key), len(numbers)) for key in keys}
         if len(numbers) == count:
-            break
+            return refined
         classes, count = refined, len(numbers)
-    named: dict[int, str] = {}
-    for function, index in keys:
-        number = refined[function, index]
-        if number not in named:
-            wanted = identifier(drafts[function].shapes[index].base, RESERVED, True)
-            named[number] = unique(wanted, taken)
-    return {key: named[refined[key]] for key in keys}
 
 
 def _def_text(draft: _Draft, name_of: Callable[[int], str]) -> str:

@@ -39,9 +39,10 @@ RUN_CODE = (
     " inheritance; json, re, math, datetime), no files or network."
 )
 DESCRIBE = (
-    "The Python functions of up to 20 tools named by search_tools: each one's stub (keyword"
-    " arguments, result type, documentation) and its annotations."
+    "The Python stubs of up to 20 tools named by search_tools: keyword arguments, result types,"
+    " documentation; a comment before each function names its hints that hold."
 )
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PROGRAM_SHOWN = 2_000  # characters of the program in the user's confirmation
 
@@ -92,7 +93,7 @@ class CodeTools:
             mt.definition(
                 mt.SEARCH, self.catalog.search_description(view, THEN), found=mt.CODE_FOUND
             ),
-            mt.definition(mt.DESCRIBE, DESCRIBE),
+            mt.definition(mt.DESCRIBE, DESCRIBE, answers_text=True),
             mt.definition(mt.RUN_CODE, run, read_only=view.read_only),
         ]
 
@@ -123,23 +124,23 @@ class CodeTools:
         return {} if function == name else {"function": f"api.{function}"}
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
-        """Each tool named: its name, function, annotations (but the title, which the docstring
-        begins with), and its Python function's stub (which says what its schemas say, in the form
-        the program uses)."""
+        """The tools named as Python: their functions' stubs with the TypedDicts they use, each
+        written once, a function after a comment with its tool's annotations (the stub says what
+        the schemas say, in the form the program uses: code, not JSON)."""
         names = list(dict.fromkeys(arguments["names"]))
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(mt.unknown_tools(unknown, view.names))
-        texts = stubs.tool_stubs(self._whole(names), self.names)
-        described = [
-            {
-                "name": name,
-                "function": f"api.{self.names[name]}",
-                "annotations": _hints(self.catalog.tools[name]),
-                "python": texts[name],
-            }
-            for name in names
-        ]
-        return mt.structured({"tools": described})
+        notes = [self._note(name) for name in names]
+        text = stubs.described(self._whole(names), self.names, notes)
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+    def _note(self, name: str) -> str:
+        """A function's comment: its tool's name when the function's differs, and the hints that
+        hold (the title is the docstring's first line)."""
+        annotations = self.catalog.tools[name].get("annotations") or {}
+        hints = ", ".join(hint for hint in HINTS if annotations.get(hint) is True)
+        tool = f"tool {name}" if self.names[name] != name else ""
+        return "; ".join(part for part in (tool, hints) if part)
 
     def _whole(self, names: Sequence[str]) -> list[dict[str, Any]]:
         """The tools with their whole schemas (as describe_tools gives them in dynamic mode)."""
@@ -273,11 +274,6 @@ def _request(tool: str, route: Mapping[str, Any]) -> str:
 
 def _calls(count: int) -> str:
     return f"{count} API call{'' if count == 1 else 's'}"
-
-
-def _hints(tool: Mapping[str, Any]) -> dict[str, Any]:
-    """The tool's annotations but its title (the stub's docstring begins with it)."""
-    return {key: value for key, value in (tool.get("annotations") or {}).items() if key != "title"}
 
 
 def _unreachable(*args: Any, **kwargs: Any) -> Any:

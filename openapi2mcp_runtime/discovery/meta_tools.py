@@ -131,10 +131,16 @@ DESCRIPTIONS = {
 
 
 def definition(
-    name: str, description: str, read_only: bool = True, found: Mapping[str, Any] | None = None
+    name: str,
+    description: str,
+    read_only: bool = True,
+    found: Mapping[str, Any] | None = None,
+    answers_text: bool = False,
 ) -> dict[str, Any]:
-    """A meta-tool as tools/list shows it; `found`, another mode's schema of a tool search_tools finds."""
+    """A meta-tool as tools/list shows it; `found`, another mode's schema of a tool search_tools
+    finds; `answers_text`, no outputSchema (code mode's describe_tools answers Python)."""
     input_schema, output_schema = _SCHEMAS[name]
+    output_schema = None if answers_text else output_schema
     if name == SEARCH:
         output_schema = _found_schema(_FOUND if found is None else found)
     hints = _READS if read_only else {**_READS, "readOnlyHint": False, "destructiveHint": True}

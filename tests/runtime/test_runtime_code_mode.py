@@ -136,13 +136,36 @@ async def test_search_tools_gives_each_tool_found_as_its_name_and_one_line(
     )
 
 
-async def test_describe_tools_gives_each_tools_python_stub(code: Make) -> None:
-    result = await call(code(), "describe_tools", {"names": ["getPet"]})
-    [described] = result.structured_content["tools"]
-    assert described["name"] == "getPet"
-    assert described["function"] == "api.getPet"
-    assert described["annotations"] == {"readOnlyHint": True}  # (the title is the docstring's first line)
-    assert "def getPet(*, id: int)" in described["python"]
+async def test_describe_tools_answers_the_tools_as_python_each_type_once(code: Make) -> None:
+    """The stubs as one text: a TypedDict the same as one written before is an alias of it; each
+    function after a comment with its tool's hints that hold. Code, not JSON: no structured content."""
+    tools = code()
+    [describe] = [wire for wire in tools.list_tools_result()["tools"] if wire["name"] == "describe_tools"]
+    assert "outputSchema" not in describe
+    result = await call(tools, "describe_tools", {"names": ["listPets", "getPet", "deletePet", "listPets"]})
+    assert result.structured_content is None and result.is_error is not True
+    assert [block.type for block in result.content] == ["text"]
+    assert text_of(result) == (
+        "class ListPetsResultItem(TypedDict):\n    id: int\n    name: str\n    tag: NotRequired[str]\n\n"
+        "# readOnlyHint\ndef listPets(*, limit: int = ...) -> list[ListPetsResultItem]:\n"
+        '    """GET /pets"""\n\n'
+        "GetPetResult = ListPetsResultItem\n\n"
+        '# readOnlyHint\ndef getPet(*, id: int) -> GetPetResult:\n    """GET /pets/{id}"""\n\n'
+        '# destructiveHint\ndef deletePet(*, id: int) -> Any:\n    """DELETE /pets/{id}"""'
+    )
+
+
+async def test_describe_tools_names_the_tool_of_a_function_renamed_in_python(code: Make) -> None:
+    made = data()
+    wire, made["routes"]["list-toys"] = tool("list-toys", "GET", "/toys")
+    wire["annotations"].update(readOnlyHint=False, idempotentHint=True, openWorldHint=True)
+    made["tools"].append(wire)
+    tools = runtime.ToolRuntime(made, runtime.Settings.from_env({"T_MODE": "code"}, prefix="T"))
+    result = await call(tools, "describe_tools", {"names": ["list-toys"]})
+    assert (
+        text_of(result)
+        == '# tool list-toys; idempotentHint, openWorldHint\ndef list_toys() -> Any:\n    """GET /toys"""'
+    )
 
 
 async def test_a_program_calls_the_api_and_only_its_result_comes_back(code: Make, upstream: Upstream) -> None:
@@ -207,8 +230,7 @@ async def test_prints_are_the_result_when_there_is_no_last_expression(code: Make
 
 
 async def test_a_keyword_that_is_no_identifier_is_mapped_back(code: Make, upstream: Upstream) -> None:
-    described = await call(code(), "describe_tools", {"names": ["traced"]})
-    stub = described.structured_content["tools"][0]["python"]
+    stub = text_of(await call(code(), "describe_tools", {"names": ["traced"]}))
     keyword = stub.split("def traced(*, ", 1)[1].split(":", 1)[0]
     assert keyword.isidentifier() and keyword != "X-Request-Id"
     result = await run(code(), f"import api\napi.traced({keyword}='abc')")

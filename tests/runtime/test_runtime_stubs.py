@@ -21,7 +21,7 @@ from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import generate
 from openapi2mcp_runtime.code_mode import stubs
 from openapi2mcp_runtime.code_mode.stub_types import NESTING
-from openapi2mcp_runtime.code_mode.stubs import Function, Module, module_stub, tool_stubs
+from openapi2mcp_runtime.code_mode.stubs import Function, Module, described, module_stub
 from openapi2mcp_runtime.discovery.meta_tools import Details
 
 
@@ -43,9 +43,9 @@ def tool(
     return found if output is None else {**found, "outputSchema": output}
 
 
-def stub(*tools: dict[str, Any]) -> str:
-    """The last tool's snippet."""
-    return tool_stubs(tools)[tools[-1]["name"]]
+def stub(tool: dict[str, Any]) -> str:
+    """The tool's snippet, as describe_tools gives it: its TypedDicts and its function."""
+    return described([tool])
 
 
 def argument_type(schema: Any) -> str:
@@ -121,19 +121,53 @@ def test_the_header_imports_only_the_typing_names_used() -> None:
     )
 
 
-def test_each_tools_snippet_is_its_typeddicts_and_function_with_the_modules_names() -> None:
+def test_described_tools_are_the_modules_body_each_typeddict_once_with_its_names() -> None:
     owner = {"type": "object", "properties": {"id": {"type": "string"}}}
     tools = [tool("Pet"), tool("a", {"p": {"$ref": "#/$defs/Pet"}}, defs={"Pet": owner}), LIST_PETS]
-    snippets = tool_stubs(tools)
-    assert (
-        snippets["a"]
-        == "class Pet(TypedDict, total=False):\n    id: str\n\ndef a(*, p: Pet = ...) -> Any:\n    ..."
+    text = described(tools, notes=["readOnlyHint", ""])
+    assert text.startswith(
+        "# readOnlyHint\ndef Pet_3() -> Any:\n    ...\n\n"  # a function gives way to TypedDicts
+        "class Pet(TypedDict, total=False):\n    id: str\n\ndef a(*, p: Pet = ...) -> Any:\n    ...\n\n"
+        "class Pet_2(TypedDict):\n    id: int\n"
     )
-    assert snippets["listPets"].startswith("class Pet_2(TypedDict):\n    id: int\n")
-    assert "def listPets(*, limit: int = ..., tags: " in snippets["listPets"]
-    module = module_stub(tools)
-    assert all(block in module.text for snippet in snippets.values() for block in snippet.split("\n\n"))
-    assert snippets["Pet"] == "def Pet_3() -> Any:\n    ..."  # a function gives way to TypedDicts
+    assert "\n\ndef listPets(*, limit: int = ..., tags: " in text
+    assert module_stub(tools).text.endswith("\n" + described(tools) + "\n")  # (no aliases here)
+
+
+def test_a_typeddict_the_same_as_one_written_but_for_its_name_is_an_alias_of_it(pool: Monty) -> None:
+    """Compared as graphs: the recursive twins are one; a type that differs in one field is not."""
+
+    def linked(name: str) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "next": {"$ref": f"#/$defs/{name}"}},
+        }
+
+    output = {
+        "type": "object",
+        "properties": {"node": {"$ref": "#/$defs/Node"}},
+        "$defs": {"Node": linked("Node")},
+    }
+    tools = [
+        tool("get", output=output),
+        tool("put", {"item": {"$ref": "#/$defs/Item"}}, defs={"Item": linked("Item")}),
+        tool("odd", output={"type": "object", "properties": {"id": {"type": "string"}, "next": {}}}),
+    ]
+    text = described(tools)
+    assert text == (
+        "class GetResult(TypedDict, total=False):\n    node: Node\n\n"
+        "class Node(TypedDict, total=False):\n    id: int\n    next: Node\n\n"
+        "def get() -> GetResult:\n    ...\n\n"
+        "Item = Node\n\n"
+        "def put(*, item: Item = ...) -> Any:\n    ...\n\n"
+        "class OddResult(TypedDict, total=False):\n    id: str\n    next: Any\n\n"
+        "def odd() -> OddResult:\n    ..."
+    )
+    module = module_stub(tools)  # what the type checker reads: each in full, its messages name it
+    assert "\nclass Item(TypedDict, total=False):\n    id: int\n    next: Item\n" in module.text
+    with_aliases = Module(stubs.HEADER.format(imports="Any, TypedDict") + f"\n{text}\n", module.functions)
+    assert ty_errors(pool, with_aliases.text) == []  # the answer is a stub the checker reads too
+    assert run(pool, with_aliases, "import api\napi.put(item={'id': 1, 'next': {'id': 2}})") is None
 
 
 def test_function_names_are_unique_identifiers_that_leave_the_stubs_own_names_alone() -> None:
@@ -361,14 +395,16 @@ def test_other_typeddicts_are_named_after_the_function_and_the_path() -> None:
             "extra": {"type": "object", "additionalProperties": small},
         },
     }
-    names = re.findall(r"^class (\w+)", stub(tool("create_pet", {"body": body}, output=small)), re.M)
-    assert names == [
+    text = stub(tool("create_pet", {"body": body}, output=small))
+    assert re.findall(r"^(?:class )?(\w+)", text, re.M) == [
         "CreatePetBody",
         "CreatePetBodyOwner",
-        "CreatePetBodyTagsItem",
+        "CreatePetBodyTagsItem",  # the same as the owner: an alias of it (below)
         "CreatePetBodyExtraValue",
         "CreatePetResult",
+        "def",
     ]
+    assert "\n\nCreatePetResult = CreatePetBodyOwner\n\n" in text
 
 
 def test_a_result_leaves_out_none_and_types_its_numbers_int() -> None:
@@ -500,7 +536,7 @@ def test_odd_or_deep_schemas_give_any_and_never_an_error() -> None:
 def test_the_same_tools_give_the_same_stub_byte_for_byte() -> None:
     tools = [LIST_PETS, HEALTH, tool("c", {"p": {"$ref": "#/$defs/Pet"}}, defs={"Pet": PET})]
     assert module_stub(tools) == module_stub(copy.deepcopy(tools))
-    assert tool_stubs(tools) == tool_stubs(json.loads(json.dumps(tools)))
+    assert described(tools) == described(json.loads(json.dumps(tools)))
 
 
 # The stub in the sandbox: pydantic-monty type-checks each program with ty before running it.
@@ -666,7 +702,7 @@ def test_a_corpus_spec_gives_a_stub_ty_reads_without_error_each_function_within_
     pool: Monty, name: str
 ) -> None:
     tools = whole_tools(name)
-    module, snippets = module_stub(tools), tool_stubs(tools)
+    module, snippets = module_stub(tools), {wire["name"]: described([wire]) for wire in tools}
     assert ty_errors(pool, module.text) == []
     defined = [node.name for node in ast.parse(module.text).body if isinstance(node, ast.FunctionDef)]
     assert defined == ["last_error", *module.functions]
