@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -90,9 +91,13 @@ class Agent:
         return result
 
     async def search(self, query: str) -> list[str]:
-        """search_tools: the names it found."""
-        found = json.loads(text_of(await self.call("search_tools", {"query": query})))
-        return [tool["name"] for tool in found["tools"]]
+        """search_tools: the names it found (dynamic mode answers JSON; code mode a line a tool,
+        `name (api.function): description [toolset]`, then the count)."""
+        result = await self.call("search_tools", {"query": query})
+        if result.structured_content is not None:
+            return [tool["name"] for tool in result.structured_content["tools"]]
+        *lines, _count = text_of(result).split("\n")
+        return [re.split(r": | \(api\.| \[", line, maxsplit=1)[0] for line in lines]
 
     async def find(self, queries: Sequence[str], tools: Sequence[str]) -> None:
         """Search with each query until every one of `tools` was found (an agent searches again

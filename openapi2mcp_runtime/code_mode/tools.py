@@ -91,7 +91,7 @@ class CodeTools:
         run = f"{RUN_CODE} Limits: {limits.timeout:g} s, {limits.max_calls} API calls."
         return [
             mt.definition(
-                mt.SEARCH, self.catalog.search_description(view, THEN), found=mt.CODE_FOUND
+                mt.SEARCH, self.catalog.search_description(view, THEN), answers_text=True
             ),
             mt.definition(mt.DESCRIBE, DESCRIBE, answers_text=True),
             mt.definition(mt.RUN_CODE, run, read_only=view.read_only),
@@ -102,26 +102,25 @@ class CodeTools:
         return self.search(arguments, view) if name == mt.SEARCH else self.describe(arguments, view)
 
     def search(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
-        """search_tools: what dynamic mode finds, each tool as its name and one line, and its
-        function when that is not api.<name> (its title, hints and arguments are the stub's, from
-        describe_tools)."""
+        """search_tools: what dynamic mode finds, as text: a line a tool (its name, its function
+        when that is not api.<name>, its one line and toolset; its title, hints and arguments are
+        the stub's, from describe_tools), then how many were found."""
         found = self.catalog.search(arguments, view)
         if found.is_error or found.structured_content is None:
             return found
-        tools = [
-            {
-                "name": tool["name"],
-                **self._function_if_renamed(tool["name"]),
-                "description": tool["description"],
-                **({"toolset": tool["toolset"]} if "toolset" in tool else {}),
-            }
-            for tool in found.structured_content["tools"]
-        ]
-        return mt.structured({"tools": tools, "total": found.structured_content["total"]})
+        tools, total = found.structured_content["tools"], found.structured_content["total"]
+        lines = [self._found(tool) for tool in tools]
+        lines.append(
+            f"{len(tools)} shown of {total} found" if len(tools) < total else f"{total} found"
+        )
+        return types.CallToolResult(content=[types.TextContent(text="\n".join(lines))])
 
-    def _function_if_renamed(self, name: str) -> dict[str, str]:
-        function = self.names[name]
-        return {} if function == name else {"function": f"api.{function}"}
+    def _found(self, tool: Mapping[str, Any]) -> str:
+        """`name (api.function): one line [toolset]`: the function only when renamed."""
+        name, function = tool["name"], self.names[tool["name"]]
+        head = name if function == name else f"{name} (api.{function})"
+        line = f"{head}: {tool['description']}" if tool["description"] else head
+        return f"{line} [{tool['toolset']}]" if "toolset" in tool else line
 
     def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
         """The tools named as Python: their functions' stubs with the TypedDicts they use, each

@@ -51,15 +51,6 @@ _FOUND = _object(
     },
     ["name", "description"],
 )
-CODE_FOUND = _object(  # a tool search_tools finds in code mode (its title and hints are the stub's)
-    {
-        "name": _STRING,
-        "function": {**_STRING, "description": "api.<its Python name>, when that is not its name"},
-        "description": _STRING,
-        "toolset": _STRING,
-    },
-    ["name", "description"],
-)
 _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     SEARCH: (
         _object(
@@ -74,7 +65,10 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
             },
             ["query"],
         ),
-        None,  # _found_schema(_FOUND), below
+        _object(
+            {"tools": {"type": "array", "items": _FOUND}, "total": {"type": "integer"}},
+            ["tools", "total"],
+        ),
     ),
     DESCRIBE: (
         _object({"names": _NAMES}, ["names"]),
@@ -134,15 +128,12 @@ def definition(
     name: str,
     description: str,
     read_only: bool = True,
-    found: Mapping[str, Any] | None = None,
     answers_text: bool = False,
 ) -> dict[str, Any]:
-    """A meta-tool as tools/list shows it; `found`, another mode's schema of a tool search_tools
-    finds; `answers_text`, no outputSchema (code mode's describe_tools answers Python)."""
+    """A meta-tool as tools/list shows it; with `answers_text`, without an outputSchema (code
+    mode's search_tools and describe_tools answer text for the model to read)."""
     input_schema, output_schema = _SCHEMAS[name]
     output_schema = None if answers_text else output_schema
-    if name == SEARCH:
-        output_schema = _found_schema(_FOUND if found is None else found)
     hints = _READS if read_only else {**_READS, "readOnlyHint": False, "destructiveHint": True}
     if name in (CALL, RUN_CODE):
         hints = {**hints, "idempotentHint": read_only, "openWorldHint": True}
@@ -152,14 +143,6 @@ def definition(
     if output_schema is not None:
         wire["outputSchema"] = output_schema
     return wire | {"annotations": {"title": title, **hints}}
-
-
-def _found_schema(found: Mapping[str, Any]) -> dict[str, Any]:
-    """search_tools' outputSchema, with `found` the schema of each tool found."""
-    return _object(
-        {"tools": {"type": "array", "items": dict(found)}, "total": {"type": "integer"}},
-        ["tools", "total"],
-    )
 
 
 def wire_bytes(text: str) -> int:

@@ -105,35 +105,35 @@ async def test_code_mode_lists_search_describe_and_run_code(code: Make) -> None:
     assert read_only[2]["annotations"]["readOnlyHint"] is True
 
 
-async def test_search_tools_gives_each_tool_found_as_its_name_and_one_line(
+async def test_search_tools_gives_a_line_a_tool_found_then_how_many(
     upstream: Upstream, tmp_path: Path
 ) -> None:
-    """A tool's function is api.<its name>; search_tools says it only for a tool renamed in Python."""
+    """Text for the model, no structured content: a tool's name, its function only when renamed in
+    Python (else it is api.<name>), its one line and toolset; then how many were found."""
     made = data()
     wire, made["routes"]["list-toys"] = tool("list-toys", "GET", "/toys")
     made["tools"].append(wire)
-    documents = [(wire["name"], None, {"name": wire["name"], "path": "/pets"}) for wire in made["tools"]]
+    for route in made["routes"].values():
+        route["toolset"] = "pets"
+    made["toolsets"] = {"pets": {"count": len(made["tools"]), "default": True}}
+    documents = [(wire["name"], "pets", {"name": wire["name"], "path": "/pets"}) for wire in made["tools"]]
     (tmp_path / "search_index.json").write_text(search.index_text(search.build_index(documents)))
     env = {"T_MODE": "code", "T_BASE_URL": upstream.url}
     tools = runtime.ToolRuntime(made, runtime.Settings.from_env(env, prefix="T"), None, tmp_path)
     try:
-        result = await call(tools, "search_tools", {"query": "deletePet", "limit": 1})
+        one = await call(tools, "search_tools", {"query": "deletePet", "limit": 1})
         renamed = await call(tools, "search_tools", {"query": "list-toys", "limit": 1})
+        every = await call(tools, "search_tools", {"query": "", "limit": 50})
         listed = tools.list_tools_result()["tools"][0]
     finally:
         await tools.aclose()
-    assert result.structured_content == {
-        "tools": [{"name": "deletePet", "description": "DELETE /pets/{id}"}],
-        "total": 5,
-    }
-    assert renamed.structured_content["tools"] == [
-        {"name": "list-toys", "function": "api.list_toys", "description": "GET /toys"}
-    ]
-    found = listed["outputSchema"]["properties"]["tools"]["items"]  # what a validating client checks
-    assert (sorted(found["properties"]), found["required"]) == (
-        ["description", "function", "name", "toolset"],
-        ["name", "description"],
+    assert (one.structured_content, text_of(one)) == (
+        None,
+        "deletePet: DELETE /pets/{id} [pets]\n1 shown of 5 found",
     )
+    assert text_of(renamed).split("\n")[0] == "list-toys (api.list_toys): GET /toys [pets]"
+    assert text_of(every).split("\n")[-1] == "5 found"
+    assert "outputSchema" not in listed
 
 
 async def test_describe_tools_answers_the_tools_as_python_each_type_once(code: Make) -> None:
