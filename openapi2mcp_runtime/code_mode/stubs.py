@@ -310,15 +310,16 @@ def _class_names(drafts: Sequence[_Draft], taken: set[str]) -> dict[tuple[int, i
 def _equivalent(
     drafts: Sequence[_Draft], keys: Sequence[tuple[int, int]], by_name: bool
 ) -> dict[tuple[int, int], int]:
-    """The TypedDicts `keys` numbered so that equivalent ones (same keys, same types; with `by_name`,
-    the same wanted name too) share a number: a partition of the graph, refined until stable."""
+    """The TypedDicts `keys` numbered so that equivalent ones (same keys, in any order, same types;
+    with `by_name`, the same wanted name too) share a number: a partition of the graph, refined
+    until stable."""
     classes, count = dict.fromkeys(keys, 0), 1
 
     def signature(key: tuple[int, int]) -> tuple[Any, ...]:
         shape = drafts[key[0]].shapes[key[1]]
         refer = lambda match: f"\x00{classes[key[0], int(match.group(1))]}\x00"  # noqa: E731
-        fields = tuple((k, HOLE.sub(refer, text), required) for k, text, required in shape.fields)
-        return classes[key], shape.base if by_name else "", fields
+        fields = sorted((k, HOLE.sub(refer, text), required) for k, text, required in shape.fields)
+        return classes[key], shape.base if by_name else "", tuple(fields)
 
     while True:
         numbers: dict[tuple[Any, ...], int] = {}

@@ -385,6 +385,19 @@ def test_recursive_definitions_are_the_same_when_their_graphs_are() -> None:
     assert "def b(*, n: Node = ...) -> Any:" in text
 
 
+def test_typeddicts_with_the_same_fields_in_another_order_are_the_same() -> None:
+    """PagerDuty's references list id and summary in either order."""
+    string = {"type": "string"}
+    first = {"type": "object", "properties": {"id": string, "summary": string}}
+    second = {"type": "object", "properties": {"summary": string, "id": string}}
+    text = stub(tool("get", output={"type": "object", "properties": {"user": first, "channel": second}}))
+    assert text.split("\n\ndef ")[0] == (
+        "class GetResult(TypedDict, total=False):\n    user: GetResultUser\n    channel: GetResultChannel\n\n"
+        "class GetResultUser(TypedDict, total=False):\n    id: str\n    summary: str\n\n"
+        "GetResultChannel = GetResultUser"
+    )
+
+
 def test_other_typeddicts_are_named_after_the_function_and_the_path() -> None:
     small = {"type": "object", "properties": {"v": {"type": "integer"}}}
     body = {
