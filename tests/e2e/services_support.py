@@ -46,6 +46,7 @@ from venv_support import ServerVenv
 SERVICES = CACHE / "services"
 INSTALL_HINT = "run `bash scripts/setup` (tests/services/install.py installs the test services)"
 HTTP_TIMEOUT = 15.0  # seconds for one plain HTTP request of a test to a service
+KERNEL_START_TIMEOUT = 90.0  # ... that starts a Jupyter kernel (over 15 s once, on a loaded CI host)
 SERVICE_START_TIMEOUT = 60.0  # seconds for a service to answer its readiness probe
 RUN_TIMEOUT = 150.0  # seconds for one client session of a test (a kernel takes seconds to start)
 
@@ -89,7 +90,13 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 _OPENER = urllib.request.build_opener(_NoRedirect)
 
 
-def http(method: str, url: str, body: Any = None, headers: Mapping[str, str] | None = None) -> Answer:
+def http(
+    method: str,
+    url: str,
+    body: Any = None,
+    headers: Mapping[str, str] | None = None,
+    timeout: float = HTTP_TIMEOUT,
+) -> Answer:
     """One request to the service (JSON body when given; redirects not followed); any status is
     returned, not raised."""
     data = None if body is None else json.dumps(body).encode()
@@ -97,7 +104,7 @@ def http(method: str, url: str, body: Any = None, headers: Mapping[str, str] | N
     if data is not None:
         request.add_header("Content-Type", "application/json")
     try:
-        with _OPENER.open(request, timeout=HTTP_TIMEOUT) as response:
+        with _OPENER.open(request, timeout=timeout) as response:
             return Answer(response.status, response.read())
     except urllib.error.HTTPError as error:
         return Answer(error.code, error.read())

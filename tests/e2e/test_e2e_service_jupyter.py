@@ -20,6 +20,8 @@ from typing import Any
 import pytest
 from e2e_support import generate_and_install
 from services_support import (
+    HTTP_TIMEOUT,
+    KERNEL_START_TIMEOUT,
     OVER_EVERY_TRANSPORT,
     OVER_STDIO_AND_HTTP,
     Caller,
@@ -43,9 +45,10 @@ CONTENTS = "/api/contents/{path}"
 class Jupyter(Driven):
     token: str
 
-    def api(self, method: str, path: str, body: Any = None) -> Any:
+    def api(self, method: str, path: str, body: Any = None, timeout: float = HTTP_TIMEOUT) -> Any:
         """The service's own API, over plain HTTP: (status, the JSON of a success, else the body)."""
-        answer = http(method, self.service.origin + path, body, {"Authorization": f"token {self.token}"})
+        headers = {"Authorization": f"token {self.token}"}
+        answer = http(method, self.service.origin + path, body, headers, timeout)
         return answer.status, (answer.json() if answer.body and answer.status < 300 else answer.body)
 
     def message(self, method: str, path: str, status: int, body: Any = None) -> str:
@@ -103,7 +106,7 @@ def test_every_read_only_tool_answers_with_the_services_state(jupyter: Jupyter) 
     file = {"type": "file", "format": "text", "content": "line one\n"}
     assert jupyter.api("PUT", "/api/contents/ro/sub/a.txt", file)[0] == 201
     assert jupyter.api("POST", "/api/contents/ro/sub/a.txt/checkpoints")[0] == 201
-    status, kernel = jupyter.api("POST", "/api/kernels", {"name": "python3"})
+    status, kernel = jupyter.api("POST", "/api/kernels", {"name": "python3"}, KERNEL_START_TIMEOUT)
     assert status == 201, kernel
     session_body = {"path": "ro/s.ipynb", "type": "notebook", "name": "s", "kernel": {"id": kernel["id"]}}
     status, session = jupyter.api("POST", "/api/sessions", session_body)

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 from services_support import (
+    HTTP_TIMEOUT,
+    KERNEL_START_TIMEOUT,
     OVER_STDIO_AND_HTTP,
     Caller,
     Driven,
@@ -41,9 +43,9 @@ DISABLED = ("auth", "login", "lab", "nbconvert", "terminals")  # (noauth serves 
 class Jupyverse(Driven):
     root: Path
 
-    def api(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    def api(self, method: str, path: str, body: Any = None, timeout: float = HTTP_TIMEOUT) -> tuple[int, Any]:
         """The service's own API over plain HTTP: (status, the JSON of a success, else the body)."""
-        answer = http(method, self.service.origin + path, body)
+        answer = http(method, self.service.origin + path, body, timeout=timeout)
         return answer.status, (answer.json() if answer.body and answer.status < 300 else answer.body)
 
 
@@ -96,7 +98,7 @@ def test_every_read_only_tool_answers_with_the_services_state(jupyverse: Jupyver
     HTTP; each GET tool agrees with the same GET over plain HTTP."""
     assert jupyverse.api("POST", "/api/contents/ro/sub/a.txt/checkpoints")[0] == 201
     session_body = {"kernel": {"name": "python3"}, "name": "s", "path": "ro/s.ipynb", "type": "notebook"}
-    status, session = jupyverse.api("POST", "/api/sessions", session_body)
+    status, session = jupyverse.api("POST", "/api/sessions", session_body, KERNEL_START_TIMEOUT)
     assert status == 201, session
     kernel_id = session["kernel"]["id"]
 
@@ -152,9 +154,7 @@ def test_contents_round_trip(jupyverse: Jupyverse, transport: str) -> None:
         assert moved["path"] == f"{top}/b.txt"
         assert jupyverse.api("GET", f"/api/contents/{file}")[0] == 404
         assert jupyverse.api("GET", f"/api/contents/{top}/b.txt")[1]["content"] == "v2"
-        notebook = await mcp.ok(
-            "POST", "/api/contents{path}", path=f"/{top}", path_body=top, type="notebook"
-        )
+        notebook = await mcp.ok("POST", "/api/contents{path}", path=f"/{top}", path_body=top, type="notebook")
         assert notebook["path"] == f"{top}/Untitled.ipynb"
         stored = jupyverse.api("GET", f"/api/contents/{top}/Untitled.ipynb")[1]
         assert json.loads(stored["content"])["nbformat"] == 4

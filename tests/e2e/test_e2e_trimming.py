@@ -100,7 +100,6 @@ def test_a_huge_list_is_a_trimmed_success_in_bounded_memory(
     env = petstore.env(huge_upstream + path, API_KEY_KEY="k" * 12, TIMEOUT="60")
     server = HttpServer(petstore, env, tmp_path / "server.log").start()
     try:
-
         assert server._process is not None and server._process.process is not None
         pid = server._process.process.pid
 
