@@ -108,7 +108,7 @@ class Module:
 
 
 def function_names(tool_names: Sequence[str]) -> dict[str, str]:
-    """Each tool's Python function name over the whole API: given to module_stub and tool_stubs,
+    """Each tool's Python function name over the whole API: given to module_stub and described,
     every part of it (the tools a program names, those described) keeps the same names."""
     names = unique_names(list(tool_names), set(RESERVED), True)
     return dict(zip(tool_names, names, strict=True))
