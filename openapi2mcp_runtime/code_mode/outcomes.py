@@ -7,6 +7,10 @@ class Refused(Exception):
     """The program was refused before it ran (its syntax, its types): nothing was sent."""
 
 
+class Mistyped(Refused):
+    """The type checker refused the program's types (its syntax is fine)."""
+
+
 class Failed(Exception):
     """The program raised an exception it did not catch (the message: its traceback)."""
 

@@ -19,7 +19,7 @@ from typing import Any
 import pydantic_monty as monty
 
 from ..settings import CodeLimits
-from .outcomes import Failed, Refused, Stopped
+from .outcomes import Failed, Mistyped, Refused, Stopped
 
 WARM = "len('')"  # type-checked once by each session before it waits for a program
 SPARE = 2  # sessions kept warm
@@ -82,7 +82,8 @@ class Sandbox:
         except monty.MontySyntaxError as error:
             raise Refused(error.display("type-msg")) from None
         except monty.MontyTypingError as error:
-            raise Refused(error.display().strip()) from None
+            found = error.display().strip()  # (ty reports a syntax error too)
+            raise (Refused if "[invalid-syntax]" in found else Mistyped)(found) from None
         except monty.MontyRuntimeError as error:
             raise _limit(error, self.limits) or Failed(error.display("traceback")) from None
         except monty.MontyCrashedError as error:

@@ -25,7 +25,7 @@ from ..settings import ConfigError, Settings
 from ..upstream import audit
 from . import stubs
 from .inner_calls import CallTool, Run, plain
-from .outcomes import Failed, Refused, Stopped
+from .outcomes import Failed, Mistyped, Refused, Stopped
 
 if TYPE_CHECKING:
     from .sandbox import Sandbox
@@ -41,6 +41,11 @@ RUN_CODE = (
 DESCRIBE = (
     "The Python stubs of up to 20 tools named by search_tools: keyword arguments, result types,"
     " documentation; a comment before each function names its hints that hold."
+)
+UNTYPED = (  # a refusal's hint: the stubs say what the spec says, real APIs send more
+    " Where the API sends what its stub does not say, give the value the type Any"
+    " (`from typing import Any`, then `value: Any = api.<function>(...)`) or end the line"
+    " with `# type: ignore`."
 )
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -213,9 +218,10 @@ class CodeTools:
         try:
             outcome = await self._sandbox.run(program, api, calls)
         except Refused as error:
+            hint = UNTYPED if isinstance(error, Mistyped) else ""
             return res.error_result(
                 f"The program was not run, and nothing was sent to the API:\n{error}\n"
-                "(describe_tools gives each function's stub.)"
+                f"(describe_tools gives each function's stub.{hint})"
             )
         except Failed as error:
             return res.error_result(f"The program failed after {_calls(calls.calls)}:\n{error}")

@@ -258,6 +258,34 @@ async def test_a_program_that_does_not_type_check_sends_nothing(
     assert upstream.requests == []
 
 
+async def test_what_the_api_sends_beyond_its_stub_is_read_as_any_or_past_the_checker(
+    code: Make, upstream: Upstream
+) -> None:
+    """Real APIs send keys their specs do not list: the refusal says how to read them, and both ways run."""
+    upstream.responder = lambda request: Reply(200, b'{"id": 1, "name": "Rex", "nickname": "R"}')
+    tools = code()
+    refused = await run(tools, "import api\napi.getPet(id=1)['nickname']")
+    assert text_of(refused) == (
+        "The program was not run, and nothing was sent to the API:\n"
+        'program.py:2:18: error[invalid-key] Unknown key "nickname" for TypedDict `GetPetResult`\n'
+        "(describe_tools gives each function's stub. Where the API sends what its stub does not say, give"
+        " the value the type Any (`from typing import Any`, then `value: Any = api.<function>(...)`) or end"
+        " the line with `# type: ignore`.)"
+    )
+    assert upstream.requests == []
+    ignored = "import api\napi.getPet(id=1)['nickname']  # type: ignore"
+    typed = "import api\nfrom typing import Any\nvalue: Any = api.getPet(id=1)\nvalue['nickname']"
+    for program in (ignored, typed):
+        result = await run(tools, program)
+        assert result.structured_content == {"result": "R", "printed": "", "calls": 1}, text_of(result)
+
+
+async def test_a_syntax_error_is_refused_without_the_typing_hint(code: Make, upstream: Upstream) -> None:
+    result = await run(code(), "import api\nfor")
+    assert result.is_error is True and upstream.requests == []
+    assert text_of(result).endswith("\n(describe_tools gives each function's stub.)"), text_of(result)
+
+
 async def test_an_api_error_raises_oserror_and_last_error_has_status_and_body(code: Make) -> None:
     program = (
         "import api\ntry:\n    api.getPet(id=99)\n    seen = None\nexcept OSError:\n"
