@@ -120,7 +120,7 @@ def module_stub(
     """The `api` module's stub for these tools, in their order (`names`: their function names,
     from function_names; else made here, a function giving way to a TypedDict of its name)."""
     built = _Built(tools, names)
-    body = "".join(f"\n{block}\n" for block in built.blocks(aliases=False))
+    body = "".join(f"\n{block}\n" for blocks in built.parts() for block in blocks)
     imports = [name for name in TYPING if name in ("Any", "TypedDict") or f"{name}[" in body]
     functions = {
         draft.name: Function(draft.name, draft.tool, draft.keywords) for draft in built.drafts
@@ -132,11 +132,12 @@ def described(
     tools: Sequence[Mapping[str, Any]],
     names: Mapping[str, str] | None = None,
     notes: Sequence[str] = (),
-) -> str:
-    """describe_tools' answer: the tools' TypedDicts and functions as module_stub writes them
-    (without its header), but a TypedDict the same as one written before is an alias of it; each
-    function after its note as a comment (none for '' or past `notes`)."""
-    return "\n\n".join(_Built(tools, names).blocks(notes, aliases=True))
+) -> list[str]:
+    """describe_tools' answer, a part a tool: the TypedDicts and functions as module_stub writes
+    them (without its header), but a TypedDict the same as one written before is an alias of it;
+    each function after its note as a comment (none for '' or past `notes`). A part holds the
+    TypedDicts first used by its function: the parts up to any one read on their own."""
+    return ["\n\n".join(blocks) for blocks in _Built(tools, names).parts(notes, aliases=True)]
 
 
 @dataclass(frozen=True)
@@ -197,13 +198,14 @@ class _Built:
             for draft in drafts
         ]
 
-    def blocks(self, notes: Sequence[str] = (), aliases: bool = False) -> list[str]:
-        """The module's body: before each function, the TypedDicts it uses not written yet (with
-        `aliases`, one the same as a TypedDict written but for its name as an alias of it), and
-        its note."""
+    def parts(self, notes: Sequence[str] = (), aliases: bool = False) -> list[list[str]]:
+        """The module's body, a part a function: the TypedDicts it uses not written yet (with
+        `aliases`, one the same as a TypedDict written but for its name as an alias of it), then
+        the function after its note."""
         twins = _equivalent(self.drafts, _reachable(self.drafts), False) if aliases else None
-        blocks, written, first = [], set[str](), dict[int, str]()
+        parts, written, first = [], set[str](), dict[int, str]()
         for index, draft in enumerate(self.drafts):
+            blocks = []
             for shape in draft.reachable():
                 if (name := self.names[index, shape]) in written:
                     continue
@@ -216,7 +218,8 @@ class _Built:
                     blocks.append(class_text(name, fields, self.name_of(index)))
             note = notes[index] if index < len(notes) else ""
             blocks.append(f"# {note}\n{self.function(index)}" if note else self.function(index))
-        return blocks
+            parts.append(blocks)
+        return parts
 
     def function(self, index: int) -> str:
         return _def_text(self.drafts[index], self.name_of(index))

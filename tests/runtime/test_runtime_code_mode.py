@@ -155,6 +155,27 @@ async def test_describe_tools_answers_the_tools_as_python_each_type_once(code: M
     )
 
 
+async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(code: Make) -> None:
+    """The tools that fit, in the order asked, and a comment naming the rest; a stub is never cut:
+    the first tool comes whole whatever the limit."""
+    asked = {"names": ["listPets", "getPet", "deletePet", "traced"]}
+    whole = text_of(await call(code(), "describe_tools", asked))
+    two = whole.split("\n\n# destructiveHint\ndef deletePet")[0]
+    one = whole.split("\n\nGetPetResult = ")[0]
+    left = "Ask describe_tools for them in another call."
+    fitted = text_of(await call(code(T_MAX_RESULT_CHARS="450"), "describe_tools", asked))
+    assert (
+        fitted
+        == f"{two}\n\n# Not described, to stay within T_MAX_RESULT_CHARS (450 characters): deletePet, traced. {left}"
+    )
+    assert len(whole) > 450 >= len(fitted)
+    tiny = text_of(await call(code(T_MAX_RESULT_CHARS="50"), "describe_tools", asked))
+    assert (
+        tiny
+        == f"{one}\n\n# Not described, to stay within T_MAX_RESULT_CHARS (50 characters): getPet, deletePet, traced. {left}"
+    )
+
+
 async def test_describe_tools_names_the_tool_of_a_function_renamed_in_python(code: Make) -> None:
     made = data()
     wire, made["routes"]["list-toys"] = tool("list-toys", "GET", "/toys")

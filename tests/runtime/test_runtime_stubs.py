@@ -45,7 +45,8 @@ def tool(
 
 def stub(tool: dict[str, Any]) -> str:
     """The tool's snippet, as describe_tools gives it: its TypedDicts and its function."""
-    return described([tool])
+    [snippet] = described([tool])
+    return snippet
 
 
 def argument_type(schema: Any) -> str:
@@ -124,14 +125,16 @@ def test_the_header_imports_only_the_typing_names_used() -> None:
 def test_described_tools_are_the_modules_body_each_typeddict_once_with_its_names() -> None:
     owner = {"type": "object", "properties": {"id": {"type": "string"}}}
     tools = [tool("Pet"), tool("a", {"p": {"$ref": "#/$defs/Pet"}}, defs={"Pet": owner}), LIST_PETS]
-    text = described(tools, notes=["readOnlyHint", ""])
+    parts = described(tools, notes=["readOnlyHint", ""])
+    assert [part.rsplit("\ndef ", 1)[1].split("(")[0] for part in parts] == ["Pet_3", "a", "listPets"]
+    text = "\n\n".join(parts)
     assert text.startswith(
         "# readOnlyHint\ndef Pet_3() -> Any:\n    ...\n\n"  # a function gives way to TypedDicts
         "class Pet(TypedDict, total=False):\n    id: str\n\ndef a(*, p: Pet = ...) -> Any:\n    ...\n\n"
         "class Pet_2(TypedDict):\n    id: int\n"
     )
     assert "\n\ndef listPets(*, limit: int = ..., tags: " in text
-    assert module_stub(tools).text.endswith("\n" + described(tools) + "\n")  # (no aliases here)
+    assert module_stub(tools).text.endswith("\n" + "\n\n".join(described(tools)) + "\n")  # (no aliases here)
 
 
 def test_a_typeddict_the_same_as_one_written_but_for_its_name_is_an_alias_of_it(pool: Monty) -> None:
@@ -153,7 +156,11 @@ def test_a_typeddict_the_same_as_one_written_but_for_its_name_is_an_alias_of_it(
         tool("put", {"item": {"$ref": "#/$defs/Item"}}, defs={"Item": linked("Item")}),
         tool("odd", output={"type": "object", "properties": {"id": {"type": "string"}, "next": {}}}),
     ]
-    text = described(tools)
+    parts = described(tools)
+    text = "\n\n".join(parts)
+    assert (
+        parts[1] == "Item = Node\n\ndef put(*, item: Item = ...) -> Any:\n    ..."
+    )  # (Node: an earlier part)
     assert text == (
         "class GetResult(TypedDict, total=False):\n    node: Node\n\n"
         "class Node(TypedDict, total=False):\n    id: int\n    next: Node\n\n"
@@ -715,7 +722,7 @@ def test_a_corpus_spec_gives_a_stub_ty_reads_without_error_each_function_within_
     pool: Monty, name: str
 ) -> None:
     tools = whole_tools(name)
-    module, snippets = module_stub(tools), {wire["name"]: described([wire]) for wire in tools}
+    module, snippets = module_stub(tools), {wire["name"]: stub(wire) for wire in tools}
     assert ty_errors(pool, module.text) == []
     defined = [node.name for node in ast.parse(module.text).body if isinstance(node, ast.FunctionDef)]
     assert defined == ["last_error", *module.functions]
