@@ -164,16 +164,11 @@ async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(code:
     one = whole.split("\n\nGetPetResult = ")[0]
     left = "Ask describe_tools for them in another call."
     fitted = text_of(await call(code(T_MAX_RESULT_CHARS="450"), "describe_tools", asked))
-    assert (
-        fitted
-        == f"{two}\n\n# Not described, to stay within T_MAX_RESULT_CHARS (450 characters): deletePet, traced. {left}"
-    )
+    within = "# Not described, to stay within T_MAX_RESULT_CHARS"
+    assert fitted == f"{two}\n\n{within} (450 characters): deletePet, traced. {left}"
     assert len(whole) > 450 >= len(fitted)
     tiny = text_of(await call(code(T_MAX_RESULT_CHARS="50"), "describe_tools", asked))
-    assert (
-        tiny
-        == f"{one}\n\n# Not described, to stay within T_MAX_RESULT_CHARS (50 characters): getPet, deletePet, traced. {left}"
-    )
+    assert tiny == f"{one}\n\n{within} (50 characters): getPet, deletePet, traced. {left}"
 
 
 async def test_describe_tools_names_the_tool_of_a_function_renamed_in_python(code: Make) -> None:
