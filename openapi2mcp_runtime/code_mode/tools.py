@@ -136,23 +136,29 @@ class CodeTools:
             return res.error_result(mt.unknown_tools(unknown, view.names))
         notes = [self._note(name) for name in names]
         parts = stubs.described(self._whole(names), self.names, notes)
-        return types.CallToolResult(content=[types.TextContent(text=self._fitted(names, parts))])
+        return types.CallToolResult(
+            content=[types.TextContent(text=self._within_limit(names, parts))]
+        )
 
-    def _fitted(self, names: Sequence[str], parts: Sequence[str]) -> str:
+    def _within_limit(self, names: Sequence[str], parts: Sequence[str]) -> str:
         """As many parts, in order, as fit in PREFIX_MAX_RESULT_CHARS with a comment naming the
         tools left for another call (the first part whatever its size: a stub is never cut)."""
-        limit = self.settings.max_result_chars
-        for kept in range(len(parts), 0, -1):
-            text = "\n\n".join(parts[:kept])
-            if kept < len(parts):
-                text += (
-                    f"\n\n# Not described, to stay within {self.settings.prefix}_MAX_RESULT_CHARS"
-                    f" ({limit:,} characters): {', '.join(names[kept:])}. Ask describe_tools"
-                    " for them in another call."
-                )
-            if len(text) <= limit or kept == 1:
+        for kept in range(len(parts), 1, -1):
+            if len(text := self._answer(names, parts, kept)) <= self.settings.max_result_chars:
                 return text
-        return ""  # (no parts: describe_tools asks for at least one tool)
+        return self._answer(names, parts, 1)
+
+    def _answer(self, names: Sequence[str], parts: Sequence[str], kept: int) -> str:
+        """The first `kept` parts, and a comment naming the tools of the others."""
+        text = "\n\n".join(parts[:kept])
+        if kept == len(parts):
+            return text
+        setting = f"{self.settings.prefix}_MAX_RESULT_CHARS"
+        return (
+            f"{text}\n\n# Not described, to stay within {setting}"
+            f" ({self.settings.max_result_chars:,} characters): {', '.join(names[kept:])}."
+            " Ask describe_tools for them in another call."
+        )
 
     def _note(self, name: str) -> str:
         """A function's comment: its tool's name when the function's differs, and the hints that
