@@ -1,5 +1,6 @@
-"""Links relative to a vendor's docs site keep their text only (schemas/prose.py), in every piece of
-prose a tool carries: its description, its arguments', its schemas' and its toolset's."""
+"""Links relative to a vendor's docs site keep their text only, and a paragraph that only pointed at
+one is left out (schemas/prose.py), in every piece of prose a tool carries: its description, its
+arguments', its schemas' and its toolset's."""
 
 from __future__ import annotations
 
@@ -28,14 +29,25 @@ from openapi2mcp.tools.mapper import map_document
         ('<a href="https://stripe.com/docs">Stripe</a>', None),
         ("[this] (spaced) and [not](a link) are no links", None),
         ("no links at all: a[0] (b)", None),
+        (
+            "Lists.\n\nFor more information see the [API Concepts Document](../a4)\n\nScoped OAuth",
+            "Lists.\n\nScoped OAuth",
+        ),
+        ("Lists.\n\nSee [pagination](#pagination).", "Lists."),
+        ('Lists.\n \nFor more details, please refer to <a href="/docs/x">the docs</a>.', "Lists."),
+        ("Lists.\n\nSee the [guide](/docs/x) for the limits.", "Lists.\n\nSee the guide for the limits."),
+        ("Lists.\n\nSee the [guide](https://example.com/docs).", None),  # it still points somewhere
+        ("For more information see the [Concepts](../a4)", "For more information see the Concepts"),
     ],
 )
-def test_a_relative_link_keeps_its_text_and_an_absolute_one_stays(text: str, plain: str | None) -> None:
+def test_a_relative_link_keeps_its_text_a_paragraph_pointing_at_one_goes_an_absolute_one_stays(
+    text: str, plain: str | None
+) -> None:
     assert plain_links(text) == (text if plain is None else plain)
 
 
 @pytest.mark.timeout(20)  # a gross guard: each takes well under a second; a backtracking pattern never ends
-@pytest.mark.parametrize("unit", ['<a href="x">', '<a href="', "[a](", "![", "[x](("])
+@pytest.mark.parametrize("unit", ['<a href="x">', '<a href="', "[a](", "![", "[x]((", "See [x](\n\n"])
 def test_a_hostile_description_is_read_in_one_pass(unit: str) -> None:
     """100,000 links that never close (the first form of the HTML pattern took 20 s for 500)."""
     text = unit * 100_000
@@ -63,7 +75,7 @@ def test_every_description_a_tool_carries_loses_its_relative_targets() -> None:
                     "operationId": "addItem",
                     "tags": ["items"],
                     "summary": "Add an [item](/docs/items)",
-                    "description": linked,
+                    "description": f"{linked}\n\nFor more information see the [API Concepts](../a4)",
                     "parameters": [
                         {"name": "dry", "in": "query", "description": linked, "schema": {"type": "boolean"}}
                     ],
