@@ -93,8 +93,7 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
                 "code": {
                     **_STRING,
                     "maxLength": MAX_PROGRAM_CHARS,
-                    "description": "A Python program: `import api`, then call the functions"
-                    " describe_tools shows. Its last expression is the result.",
+                    "description": "The Python program.",
                 }
             },
             ["code"],
