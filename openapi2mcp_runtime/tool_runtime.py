@@ -288,7 +288,8 @@ class ToolRuntime:
         if name == mt.SEARCH:
             return self.catalog.search(arguments, view)
         if name == mt.DESCRIBE:
-            return self.catalog.describe(arguments, view)
+            setting = f"{self.settings.prefix}_MAX_RESULT_CHARS"
+            return self.catalog.describe(arguments, view, self.settings.max_result_chars, setting)
         if name == mt.LIST_TOOLSETS:
             return self.catalog.list_toolsets(view, self.enabled.of(ctx, view))
         if name == mt.ENABLE_TOOLSETS:

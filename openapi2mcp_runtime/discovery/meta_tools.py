@@ -72,7 +72,14 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
     ),
     DESCRIBE: (
         _object({"names": _NAMES}, ["names"]),
-        _object({"tools": {"type": "array", "items": {"type": "object"}}}, ["tools"]),
+        _object(
+            {
+                "tools": {"type": "array", "items": {"type": "object"}},
+                "not_described": {"type": "array", "items": _STRING},
+                "note": _STRING,
+            },
+            ["tools"],
+        ),
     ),
     CALL: (
         _object(
@@ -299,17 +306,29 @@ class Catalog:
             entry["toolset"] = toolset
         return entry | {"annotations": hints}
 
-    def describe(self, arguments: Mapping[str, Any], view: View) -> types.CallToolResult:
+    def describe(
+        self, arguments: Mapping[str, Any], view: View, limit: int, setting: str
+    ) -> types.CallToolResult:
+        """The tools named, each whole, as many in the order asked as `limit` characters of text
+        hold (the first whatever its size: a schema is never cut); the others named in
+        `not_described`, with a note (`setting`: the variable that sets the limit)."""
         names = list(dict.fromkeys(arguments["names"]))
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(unknown_tools(unknown, view.names))
-        return structured(
-            {
-                "tools": [
-                    {**self.tools[name], **self.details.whole(name, self.exact)} for name in names
-                ]
-            }
-        )
+        tools = [{**self.tools[name], **self.details.whole(name, self.exact)} for name in names]
+        sizes = [len(json.dumps(tool, ensure_ascii=False)) for tool in tools]
+        kept = len(tools)
+        while True:
+            answer: dict[str, Any] = {"tools": tools[:kept]}
+            if kept < len(tools):
+                answer["not_described"] = names[kept:]
+                answer["note"] = (
+                    f"Not described, to stay within {setting} ({limit:,} characters):"
+                    " ask describe_tools for them in another call."
+                )
+            if kept == 1 or _text_len(answer, sizes[:kept]) <= limit:
+                return structured(answer)
+            kept -= 1
 
     def list_toolsets(self, view: View, enabled: Collection[str]) -> types.CallToolResult:
         toolsets = [
@@ -322,6 +341,12 @@ class Catalog:
             for name, count in self.toolsets_in(view.names).items()
         ]
         return structured({"toolsets": toolsets})
+
+
+def _text_len(answer: Mapping[str, Any], sizes: Sequence[int]) -> int:
+    """The characters of `answer` as JSON text (`structured`), its tools' own given by `sizes`."""
+    separators = 2 * (len(sizes) - 1)  # ", " between the tools
+    return len(json.dumps({**answer, "tools": []}, ensure_ascii=False)) + sum(sizes) + separators
 
 
 def unknown_tools(names: Sequence[str], offered: Collection[str]) -> str:

@@ -220,6 +220,32 @@ async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Ma
     assert empty.is_error and "- $.names: [] should be non-empty (rule: minItems)" in empty.content[0].text
 
 
+async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(make: Make) -> None:
+    """As many whole tools as fit, in the order asked, then the others named with a note; the first
+    tool comes whole whatever the limit (a schema is never cut)."""
+    names = ["listPets", "getStore", "createPet"]
+    whole = (await call(make(T_MODE="dynamic"), "describe_tools", {"names": names})).structured_content
+    assert [tool["name"] for tool in whole["tools"]] == names and len(whole) == 1
+
+    def fitted(kept: int, limit: int) -> dict[str, Any]:
+        note = f"Not described, to stay within T_MAX_RESULT_CHARS ({limit:,} characters):"
+        return {
+            "tools": whole["tools"][:kept],
+            "not_described": names[kept:],
+            "note": f"{note} ask describe_tools for them in another call.",
+        }
+
+    two = len(json.dumps(fitted(2, 100), ensure_ascii=False))
+    assert 100 <= two < min(len(json.dumps(whole)), 1000)  # (as many digits as 100)
+    for limit, kept in ((two, 2), (two - 1, 1), (50, 1)):
+        described = await call(
+            make(T_MODE="dynamic", T_MAX_RESULT_CHARS=str(limit)), "describe_tools", {"names": names}
+        )
+        assert described.structured_content == fitted(kept, limit)
+        assert described.content[0].text == json.dumps(fitted(kept, limit), ensure_ascii=False)
+    assert len(described.content[0].text) > 50  # the first tool whole
+
+
 async def test_describe_tools_lists_the_whole_schema_closed_where_enforced_when_exact(make: Make) -> None:
     tools = make(T_MODE="dynamic", T_LISTED_SCHEMAS="exact")
     described = await call(tools, "describe_tools", {"names": ["listPets"]})
