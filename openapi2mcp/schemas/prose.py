@@ -8,7 +8,7 @@ Stripe's 97). A target with a scheme (`https:`, `mailto:`) or a host (`//host/..
 so is everything else of the text: code spans, emphasis, tables.
 
 A paragraph that only points at such a link ("For more information see the [API Concepts
-Document](../../api-reference/...)", 173 of PagerDuty's operations; "See [pagination](#pagination).")
+Document](../../api-reference/...)", 168 of PagerDuty's descriptions; "See [pagination](#pagination).")
 points nowhere once the target is gone: it is left out, unless it is all the text there is. A
 paragraph that says more than the pointer ("See the [guide](/docs/x) for the limits.") is kept.
 """
