@@ -109,9 +109,12 @@ class Agent:
                 break
         if missing := [tool for tool in tools if tool not in found]:
             raise TaskFailed(f"search_tools {list(queries)} did not find {missing}")
-        described = await self.call("describe_tools", {"names": list(tools)})
-        if described.is_error:
-            raise TaskFailed(f"describe_tools: {text_of(described)[:300]}")
+        asked = list(tools)
+        while asked:  # describe_tools names the tools past MAX_RESULT_CHARS: ask again for those
+            described = await self.call("describe_tools", {"names": asked})
+            if described.is_error:
+                raise TaskFailed(f"describe_tools: {text_of(described)[:300]}")
+            asked = not_described(described)
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
         """Dynamic mode's call_tool: the result's text, parsed as JSON where it is."""
@@ -137,6 +140,17 @@ class Agent:
         )
         self.ledger.api_calls += int(answer.get("calls") or 0)
         return answer.get("result")
+
+
+def not_described(result: types.CallToolResult) -> list[str]:
+    """The tools a describe_tools answer left for another call: dynamic mode names them in
+    `not_described`, code mode in a last comment (`# Not described, ... (N characters): a, b. Ask...`)."""
+    if result.structured_content is not None:
+        return list(result.structured_content.get("not_described") or [])
+    left = re.search(
+        r"^# Not described, [^\n]*? characters\): (.*)\. Ask describe_tools", text_of(result), re.M
+    )
+    return left.group(1).split(", ") if left else []
 
 
 def server_env(out: Path, mode: str, settings: Mapping[str, str]) -> dict[str, str]:

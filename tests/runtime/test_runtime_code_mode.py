@@ -14,6 +14,7 @@ import anyio
 import mcp
 import pytest
 
+from benchmarks.code_agent import not_described
 from openapi2mcp_runtime import settings as runtime_settings
 from openapi2mcp_runtime import tool_runtime as runtime
 from openapi2mcp_runtime.discovery import search
@@ -167,8 +168,10 @@ async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(code:
     within = "# Not described, to stay within T_MAX_RESULT_CHARS"
     assert fitted == f"{two}\n\n{within} (450 characters): deletePet, traced. {left}"
     assert len(whole) > 450 >= len(fitted)
-    tiny = text_of(await call(code(T_MAX_RESULT_CHARS="50"), "describe_tools", asked))
-    assert tiny == f"{one}\n\n{within} (50 characters): getPet, deletePet, traced. {left}"
+    tiny = await call(code(T_MAX_RESULT_CHARS="50"), "describe_tools", asked)
+    assert text_of(tiny) == f"{one}\n\n{within} (50 characters): getPet, deletePet, traced. {left}"
+    assert not_described(tiny) == ["getPet", "deletePet", "traced"]  # as the benchmark's agent reads it
+    assert not_described(await call(code(), "describe_tools", asked)) == []
 
 
 async def test_describe_tools_names_the_tool_of_a_function_renamed_in_python(code: Make) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import mcp_types
 import pytest
 
+from benchmarks.code_agent import not_described
 from openapi2mcp_runtime.discovery import search, views
 
 from .conftest import Upstream, call, runtime, tool, tool_data
@@ -243,6 +244,7 @@ async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(make:
         )
         assert described.structured_content == fitted(kept, limit)
         assert described.content[0].text == json.dumps(fitted(kept, limit), ensure_ascii=False)
+        assert not_described(described) == names[kept:]  # as the benchmark's agent reads it
     assert len(described.content[0].text) > 50  # the first tool whole
 
 
