@@ -75,6 +75,7 @@ _SCHEMAS: dict[str, tuple[dict[str, Any], dict[str, Any] | None]] = {
         _object(
             {
                 "tools": {"type": "array", "items": {"type": "object"}},
+                "fitted": {"type": "array", "items": _STRING},
                 "not_described": {"type": "array", "items": _STRING},
                 "note": _STRING,
             },
@@ -309,26 +310,32 @@ class Catalog:
     def describe(
         self, arguments: Mapping[str, Any], view: View, limit: int, setting: str
     ) -> types.CallToolResult:
-        """The tools named, each whole, as many in the order asked as `limit` characters of text
-        hold (the first whatever its size: a schema is never cut); the others named in
-        `not_described`, with a note (`setting`: the variable that sets the limit)."""
+        """The tools named, whole, as many in the order asked as `limit` characters of text hold
+        (the first whatever its size); the others in `not_described`. A tool whose whole schemas
+        alone pass `limit` comes as tools/list gives it, named in `fitted`. A note says why."""
         names = list(dict.fromkeys(arguments["names"]))
         if unknown := [name for name in names if name not in view.names]:
             return res.error_result(unknown_tools(unknown, view.names))
-        tools = [{**self.tools[name], **self.details.whole(name, self.exact)} for name in names]
-        sizes = [len(json.dumps(tool, ensure_ascii=False)) for tool in tools]
-        kept = len(tools)
+        forms = [self._form(name, limit) for name in names]
+        tools, sizes = [form[0] for form in forms], [form[1] for form in forms]
+        kept, limited = len(tools), f"{setting} ({limit:,} characters)"
         while True:
-            answer: dict[str, Any] = {"tools": tools[:kept]}
-            if kept < len(tools):
-                answer["not_described"] = names[kept:]
-                answer["note"] = (
-                    f"Not described, to stay within {setting} ({limit:,} characters):"
-                    " ask describe_tools for them in another call."
-                )
+            fitted = [
+                name for name, form in zip(names[:kept], forms[:kept], strict=True) if form[2]
+            ]
+            answer = _answer(tools[:kept], fitted, names[kept:], limited)
             if kept == 1 or _text_len(answer, sizes[:kept]) <= limit:
                 return structured(answer)
             kept -= 1
+
+    def _form(self, name: str, limit: int) -> tuple[dict[str, Any], int, bool]:
+        """The tool whole, or as listed (True) when the listing cut its schemas and its whole
+        answer alone would pass `limit`; and its characters as JSON."""
+        whole = {**self.tools[name], **self.details.whole(name, self.exact)}
+        size = len(json.dumps(whole, ensure_ascii=False))
+        if name not in self.details.tools or _text_len({"tools": []}, [size]) <= limit:
+            return whole, size, False
+        return dict(self.tools[name]), len(json.dumps(self.tools[name], ensure_ascii=False)), True
 
     def list_toolsets(self, view: View, enabled: Collection[str]) -> types.CallToolResult:
         toolsets = [
@@ -341,6 +348,21 @@ class Catalog:
             for name, count in self.toolsets_in(view.names).items()
         ]
         return structured({"toolsets": toolsets})
+
+
+def _answer(
+    tools: list[dict[str, Any]], fitted: list[str], left: list[str], limit: str
+) -> dict[str, Any]:
+    """describe_tools' answer: `tools`, the names of those `fitted` and of those `left` for another
+    call, and a note on both (`limit`: the setting and its value)."""
+    notes = {
+        "fitted": f"Fitted as tools/list gives them, their whole schemas being over {limit}.",
+        "not_described": f"Not described, to stay within {limit}: ask describe_tools for them"
+        " in another call.",
+    }
+    named = {key: names for key, names in (("fitted", fitted), ("not_described", left)) if names}
+    said = {"note": " ".join(notes[key] for key in named)} if named else {}
+    return {"tools": tools, **named, **said}
 
 
 def _text_len(answer: Mapping[str, Any], sizes: Sequence[int]) -> int:

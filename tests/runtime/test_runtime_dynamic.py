@@ -222,13 +222,12 @@ async def test_describe_tools_gives_whole_schemas_and_names_the_closest(make: Ma
 
 
 async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(make: Make) -> None:
-    """As many whole tools as fit, in the order asked, then the others named with a note; the first
-    tool comes whole whatever the limit (a schema is never cut)."""
+    """As many whole tools as fit, in the order asked, then the others named with a note."""
     names = ["listPets", "getStore", "createPet"]
     whole = (await call(make(T_MODE="dynamic"), "describe_tools", {"names": names})).structured_content
     assert [tool["name"] for tool in whole["tools"]] == names and len(whole) == 1
 
-    def fitted(kept: int, limit: int) -> dict[str, Any]:
+    def paged(kept: int, limit: int) -> dict[str, Any]:
         note = f"Not described, to stay within T_MAX_RESULT_CHARS ({limit:,} characters):"
         return {
             "tools": whole["tools"][:kept],
@@ -236,16 +235,44 @@ async def test_describe_tools_keeps_within_max_result_chars_by_whole_tools(make:
             "note": f"{note} ask describe_tools for them in another call.",
         }
 
-    two = len(json.dumps(fitted(2, 100), ensure_ascii=False))
+    two = len(json.dumps(paged(2, 100), ensure_ascii=False))
     assert 100 <= two < min(len(json.dumps(whole)), 1000)  # (as many digits as 100)
-    for limit, kept in ((two, 2), (two - 1, 1), (50, 1)):
+    for limit, kept in ((two, 2), (two - 1, 1)):
         described = await call(
             make(T_MODE="dynamic", T_MAX_RESULT_CHARS=str(limit)), "describe_tools", {"names": names}
         )
-        assert described.structured_content == fitted(kept, limit)
-        assert described.content[0].text == json.dumps(fitted(kept, limit), ensure_ascii=False)
+        assert described.structured_content == paged(kept, limit)
+        assert described.content[0].text == json.dumps(paged(kept, limit), ensure_ascii=False)
         assert not_described(described) == names[kept:]  # as the benchmark's agent reads it
-    assert len(described.content[0].text) > 50  # the first tool whole
+
+
+async def test_a_tool_whose_whole_schemas_alone_pass_the_limit_comes_as_listed(make: Make) -> None:
+    """Named in `fitted`, with a note; a tool whose schemas the listing did not cut comes whole
+    whatever its size (it is what tools/list gives too)."""
+    static = {wire["name"]: wire for wire in data()["tools"]}
+    whole = {**static["listPets"], "inputSchema": WHOLE}
+    limit = len(json.dumps({"tools": [whole]}, ensure_ascii=False)) - 1
+    over = f"their whole schemas being over T_MAX_RESULT_CHARS ({limit:,} characters)."
+    described = await call(
+        make(T_MODE="dynamic", T_MAX_RESULT_CHARS=str(limit)), "describe_tools", {"names": ["listPets"]}
+    )
+    assert described.structured_content == {
+        "tools": [static["listPets"]],
+        "fitted": ["listPets"],
+        "note": f"Fitted as tools/list gives them, {over}",
+    }
+    tiny = make(T_MODE="dynamic", T_MAX_RESULT_CHARS="50")
+    alone = await call(tiny, "describe_tools", {"names": ["getStore"]})
+    assert alone.structured_content == {"tools": [static["getStore"]]}
+    both = await call(tiny, "describe_tools", {"names": ["listPets", "getStore"]})
+    assert both.structured_content == {
+        "tools": [static["listPets"]],
+        "fitted": ["listPets"],
+        "not_described": ["getStore"],
+        "note": "Fitted as tools/list gives them, their whole schemas being over T_MAX_RESULT_CHARS"
+        " (50 characters). Not described, to stay within T_MAX_RESULT_CHARS (50 characters): ask"
+        " describe_tools for them in another call.",
+    }
 
 
 async def test_describe_tools_lists_the_whole_schema_closed_where_enforced_when_exact(make: Make) -> None:
