@@ -212,6 +212,46 @@ def test_the_dynamic_mode_lists_little_and_finds_and_describes_tools(
     assert (whole["name"], whole["annotations"]) == (first["name"], first["annotations"])
 
 
+RESULT_CHARS = 100_000  # {PREFIX}_MAX_RESULT_CHARS' default
+DESCRIBED = 20  # describe_tools' most names at once
+
+
+@pytest.mark.parametrize("name", names())
+def test_describe_tools_gives_the_largest_tools_within_the_result_limit(
+    name: str, package: Generated, tmp_path: Path
+) -> None:
+    """The tools whose schemas the listing cut most, 20 at once, asked again for those an answer
+    leaves out (`not_described`): each answer within the limit, each tool described once, in the
+    order asked; one whose whole schemas alone would pass the limit as tools/list gives it."""
+    tools = {tool["name"]: tool for tool in package.tool_data["tools"]}
+    if not tools:
+        pytest.skip("no operations (webhooks only)")
+    details = package.source / package.import_name / "data" / "tool_details.json"
+    cut = json.loads(details.read_text("utf-8"))["tools"] if details.is_file() else {}
+    largest = sorted(cut, key=lambda tool: -len(json.dumps(cut[tool])))
+    asked = (largest + [tool for tool in tools if tool not in cut])[:DESCRIBED]
+
+    async def body() -> list[Any]:
+        env = package.env("http://127.0.0.1:9", MODE="dynamic")  # (nothing is called)
+        answers, left = [], asked
+        async with stdio_session(package.command, env=env, errlog=tmp_path / "server.stderr") as client:
+            while left and len(answers) < DESCRIBED:
+                answers.append(await client.call_tool("describe_tools", {"names": left}))
+                left = (answers[-1].structured_content or {}).get("not_described") or []
+        return answers
+
+    answers = run_async(body, timeout=2 * LIST_TIMEOUT)
+    assert [answer.is_error for answer in answers] == [False] * len(answers), answers[-1]
+    sizes = [len(answer.content[0].text) for answer in answers]
+    assert max(sizes) <= RESULT_CHARS, f"{name}: answers of {sizes} characters"
+    described = [tool for answer in answers for tool in answer.structured_content["tools"]]
+    assert [tool["name"] for tool in described] == asked
+    fitted = {tool for answer in answers for tool in answer.structured_content.get("fitted", [])}
+    for tool in described:
+        if tool["name"] in fitted:  # the listed form, as tools/list gives it
+            assert tool == tools[tool["name"]], f"{name}: {tool['name']}"
+
+
 PAGE_SIZE = 100
 
 
