@@ -40,7 +40,7 @@ def test_only_the_sampled_specs_corpus_tests_are_collected() -> None:
     corpus = {line.rpartition("[")[2].rstrip("]") for line in ids if "test_e2e_corpus.py" in line}
     assert corpus == sampled([spec.name for spec in corpus_specs()], 3)
     paged = len(corpus & set(PAGED_SPECS))  # test_pages_hold_every_tool_exactly_once
-    assert sum("test_e2e_corpus.py" in line for line in ids) == 4 * len(corpus) + paged
+    assert sum("test_e2e_corpus.py" in line for line in ids) == 5 * len(corpus) + paged  # 5 tests a spec
     assert sum("test_e2e_conformance.py" in line for line in ids) == 22  # not a corpus test: all kept
     # --clients-every 3: the client libraries' tests (ids SPEC-LIBRARY) on every third of those specs
     clients = [line.rpartition("[")[2].rstrip("]") for line in ids if "test_e2e_clients.py" in line]
