@@ -143,10 +143,11 @@ class CodeTools:
     def _within_limit(self, names: Sequence[str], parts: Sequence[str]) -> str:
         """As many parts, in order, as fit in PREFIX_MAX_RESULT_CHARS with a comment naming the
         tools left for another call (the first part whatever its size: a stub is never cut)."""
-        for kept in range(len(parts), 1, -1):
-            if len(text := self._answer(names, parts, kept)) <= self.settings.max_result_chars:
-                return text
-        return self._answer(names, parts, 1)
+        limit = self.settings.max_result_chars
+        kept = mt.most_that_fit(
+            len(parts), lambda kept: len(self._answer(names, parts, kept)) <= limit
+        )
+        return self._answer(names, parts, kept)
 
     def _answer(self, names: Sequence[str], parts: Sequence[str], kept: int) -> str:
         """The first `kept` parts, and a comment naming the tools of the others."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -318,15 +318,17 @@ class Catalog:
             return res.error_result(unknown_tools(unknown, view.names))
         forms = [self._form(name, limit) for name in names]
         tools, sizes = [form[0] for form in forms], [form[1] for form in forms]
-        kept, limited = len(tools), f"{setting} ({limit:,} characters)"
-        while True:
-            fitted = [
-                name for name, form in zip(names[:kept], forms[:kept], strict=True) if form[2]
-            ]
-            answer = _answer(tools[:kept], fitted, names[kept:], limited)
-            if kept == 1 or _text_len(answer, sizes[:kept]) <= limit:
-                return structured(answer)
-            kept -= 1
+        fitted = [name for name, form in zip(names, forms, strict=True) if form[2]]
+        limited = f"{setting} ({limit:,} characters)"
+
+        def answer(kept: int) -> dict[str, Any]:
+            shown = [name for name in fitted if name in names[:kept]]
+            return _answer(tools[:kept], shown, names[kept:], limited)
+
+        kept = most_that_fit(
+            len(tools), lambda kept: _text_len(answer(kept), sizes[:kept]) <= limit
+        )
+        return structured(answer(kept))
 
     def _form(self, name: str, limit: int) -> tuple[dict[str, Any], int, bool]:
         """The tool whole, or as listed (True) when the listing cut its schemas and its whole
@@ -348,6 +350,11 @@ class Catalog:
             for name, count in self.toolsets_in(view.names).items()
         ]
         return structured({"toolsets": toolsets})
+
+
+def most_that_fit(count: int, fits: Callable[[int], bool]) -> int:
+    """The most of `count` parts, in order, whose answer `fits`; at least one (describe_tools)."""
+    return next((kept for kept in range(count, 1, -1) if fits(kept)), 1)
 
 
 def _answer(
