@@ -1,8 +1,8 @@
 """The scripted agent of the code-mode benchmark (benchmarks/code_mode.py): an `mcp.Client` over
 stdio (protocol 2025-11-25) that counts what enters an agent's context: the tools/list answer once
 per task (what clients give the model of it: each tool's name, description and inputSchema), then
-for every tools/call its arguments' JSON and its result's text content (UTF-8 bytes). The tasks'
-scripts read each result as an agent would: they parse its text."""
+for every tools/call its arguments' JSON and its result's text content, in UTF-8 bytes and in
+tokens (`TOKENIZER`). The tasks' scripts read each result as an agent would: they parse its text."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,9 @@ TRIMMED = "openapi2mcp/trimmed"  # the _meta key of a result the server trimmed 
 # pydantic-ai by default, google-genai; Claude Code's API request too): not its title, annotations or
 # outputSchema, which they keep for themselves.
 MODEL_FIELDS = {"name", "description", "input_schema"}  # inputSchema on the wire
+# The tokenizer of OpenAI's GPT-4o, 4.1 and later models; bpe-openai builds it in, where tiktoken
+# would download its tables. (Anthropic publishes none for its current models.)
+TOKENIZER = "o200k_base"
 
 
 class TaskFailed(RuntimeError):
@@ -32,7 +36,7 @@ class TaskFailed(RuntimeError):
 
 @dataclass
 class Ledger:
-    """What one task's run put into the agent's context, in UTF-8 bytes."""
+    """What one task's run put into the agent's context, in UTF-8 bytes, and in tokens."""
 
     listed: int = 0  # the tools/list answer: each tool's MODEL_FIELDS
     arguments: int = 0  # every tools/call's arguments, as JSON
@@ -41,6 +45,7 @@ class Ledger:
     api_calls: int = 0  # the API calls made: call_tool's, or as run_code's answer counts them
     preamble: int = 0  # the total once tools/list, search_tools and describe_tools are counted
     by_tool: dict[str, int] = field(default_factory=dict)  # arguments and results, by tool called
+    tokens: int = 0  # all of it (tools/list, arguments, results), in tokens
 
     @property
     def work(self) -> int:
@@ -61,6 +66,19 @@ def model_view(tools: Sequence[types.Tool]) -> str:
     )
 
 
+@cache
+def _encoding() -> Any:
+    import bpe_openai  # type: ignore[import-untyped]  # (no py.typed)
+
+    return bpe_openai.get_encoding(TOKENIZER)
+
+
+def tokens(text: str) -> int:
+    """The tokens `text` takes in a model's context (`TOKENIZER`; text that looks like a special
+    token is counted as text)."""
+    return len(_encoding().encode_ordinary(text))
+
+
 def text_of(result: types.CallToolResult) -> str:
     return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
 
@@ -74,14 +92,18 @@ class Agent:
 
     async def list_tools(self) -> list[str]:
         listed = await self.client.list_tools(cache_mode="refresh")
-        self.ledger.listed += len(model_view(listed.tools).encode())
+        view = model_view(listed.tools)
+        self.ledger.listed += len(view.encode())
+        self.ledger.tokens += tokens(view)
         return [tool.name for tool in listed.tools]
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> types.CallToolResult:
-        sent = len(json.dumps(arguments, ensure_ascii=False).encode())
+        arguments_json = json.dumps(arguments, ensure_ascii=False)
         result: types.CallToolResult = await self.client.call_tool(name, dict(arguments))
-        received = len(text_of(result).encode())
+        text = text_of(result)
+        sent, received = len(arguments_json.encode()), len(text.encode())
         ledger = self.ledger
+        ledger.tokens += tokens(arguments_json) + tokens(text)
         ledger.calls, ledger.arguments, ledger.results = (
             ledger.calls + 1,
             ledger.arguments + sent,

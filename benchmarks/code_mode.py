@@ -8,7 +8,8 @@
   scripts/setup). Each task is scripted both ways with the same API calls (code_tasks*.py): dynamic,
   search_tools → describe_tools → call_tool, N times; code, search_tools → describe_tools →
   run_code. What enters the agent's context is counted (code_agent.py): the tools/list answer once
-  per task, then each tools/call's arguments (JSON) and its result's text content, in UTF-8 bytes.
+  per task, then each tools/call's arguments (JSON) and its result's text content, in UTF-8 bytes
+  and in tokens (o200k_base).
   The service is put back before each run, and both runs must give the same answer and leave the
   same state.
 - Speed: a one-call program against the direct tool call (code_speed.py), medians, same run.
@@ -35,7 +36,7 @@ from openapi2mcp.model import GeneratorOptions
 from openapi2mcp.pipeline import generate
 
 from . import code_jupyter, code_speed, report
-from .code_agent import Agent, Ledger, TaskFailed, server_env, session
+from .code_agent import TOKENIZER, Agent, Ledger, TaskFailed, server_env, session
 from .code_fake_digitalocean import DigitalOcean
 from .code_fake_http import FakeService
 from .code_fake_pagerduty import PagerDuty
@@ -67,7 +68,7 @@ CREDENTIALS = {  # the servers want them set; the fakes check none but PagerDuty
 }
 PACKAGE = "bench_code"
 MODES = ("dynamic", "code")
-RATIO_TARGET = 10.0  # dynamic bytes ÷ code bytes, the set's median: at least
+RATIO_TARGET = 10.0  # dynamic ÷ code, the set's median, in bytes and in tokens: at least
 SPEED_TARGET = 2.0  # run_code of a one-call program ÷ the direct call, medians: at most
 TASKS = [*TRAIN_TASKS, *PETSTORE_TASKS, *JUPYTER_TASKS, *PAGERDUTY_TASKS, *DIGITALOCEAN_TASKS]
 
@@ -94,6 +95,10 @@ class Outcome:
     @property
     def ratio(self) -> float:
         return self.ledgers["dynamic"].total / self.ledgers["code"].total
+
+    @property
+    def token_ratio(self) -> float:
+        return self.ledgers["dynamic"].tokens / self.ledgers["code"].tokens
 
     def mismatch(self) -> str:
         """Why the two runs are not the same task done ('' when they are)."""
@@ -208,6 +213,26 @@ def context_table(outcomes: Sequence[Outcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def tokens_table(outcomes: Sequence[Outcome]) -> str:
+    """Per task: the tokens each way, their ratio, and the bytes a token takes each way."""
+    lines = [
+        f"### Context tokens ({TOKENIZER}), dynamic vs code mode",
+        "",
+        "| task | dynamic | code | ratio | bytes a token: dynamic | code |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for outcome in outcomes:
+        dynamic, code = outcome.ledgers["dynamic"], outcome.ledgers["code"]
+        lines.append(
+            f"| {outcome.task.name} | {dynamic.tokens:,} | {code.tokens:,}"
+            f" | **{outcome.token_ratio:.1f}x** | {dynamic.total / dynamic.tokens:.2f}"
+            f" | {code.total / code.tokens:.2f} |"
+        )
+    median = statistics.median(outcome.token_ratio for outcome in outcomes)
+    lines.append(f"| median of {len(outcomes)} | | | **{median:.1f}x** | | |")
+    return "\n".join(lines) + "\n"
+
+
 def services_table(outcomes: Sequence[Outcome]) -> str:
     """Per service: the median ratio, and the medians of what discovery and the task's own calls
     cost each way (the ratio is about dynamic's reads ÷ code's discovery)."""
@@ -249,15 +274,18 @@ def parts_table(outcomes: Sequence[Outcome]) -> str:
 
 
 def rows(outcomes: Sequence[Outcome], speed: code_speed.Speed | None) -> list[report.Row]:
-    median = statistics.median(outcome.ratio for outcome in outcomes)
     found = [
         report.Row(
-            f"context bytes, dynamic ÷ code, median of {len(outcomes)} tasks",
+            f"context {unit}, dynamic ÷ code, median of {len(outcomes)} tasks",
             f"{median:.1f}x",
             target=f"≥ {RATIO_TARGET:g}x",
             value=median,
             limit=RATIO_TARGET,
             at_least=True,
+        )
+        for unit, median in (
+            ("bytes", statistics.median(outcome.ratio for outcome in outcomes)),
+            (f"tokens ({TOKENIZER})", statistics.median(o.token_ratio for o in outcomes)),
         )
     ]
     if speed is None:
@@ -287,7 +315,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="benchmarks.code_mode", description=__doc__)
     parser.add_argument("--calls", type=int, default=200, help="timed calls each way (default 200)")
     parser.add_argument("--pause", type=float, default=30.0, help="ms between paced calls (default 30)")
-    parser.add_argument("--no-speed", action="store_true", help="measure the context bytes only")
+    parser.add_argument("--no-speed", action="store_true", help="measure the context only")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
     parser.add_argument("--only", default="", help="run only these subjects' tasks, e.g. pagerduty,train")
     return parser.parse_args(argv)
@@ -329,6 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     found = rows(outcomes, speed)
     text = (
         context_table(outcomes)
+        + "\n"
+        + tokens_table(outcomes)
         + "\n"
         + services_table(outcomes)
         + "\n"
