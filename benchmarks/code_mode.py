@@ -285,7 +285,7 @@ def rows(outcomes: Sequence[Outcome], speed: code_speed.Speed | None) -> list[re
         )
         for unit, median in (
             ("bytes", statistics.median(outcome.ratio for outcome in outcomes)),
-            (f"tokens ({TOKENIZER})", statistics.median(o.token_ratio for o in outcomes)),
+            (f"tokens ({TOKENIZER})", statistics.median(outcome.token_ratio for outcome in outcomes)),
         )
     ]
     if speed is None:
